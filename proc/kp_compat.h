@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kp_compat.h - the few types and helpers proc/ needs, from the kernel when
+ * built into krping_npu.ko and from libc when built into the unit tests.
+ */
+#ifndef KP_COMPAT_H
+#define KP_COMPAT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/sort.h>
+#else
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <stdlib.h>
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int64_t s64;
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* a * b / c without overflowing the product */
+static inline u64 kp_mul_div(u64 a, u64 b, u64 c)
+{
+#ifdef __KERNEL__
+	return mul_u64_u64_div_u64(a, b, c);
+#else
+	return (u64)((unsigned __int128)a * b / c);
+#endif
+}
+
+static inline u64 kp_div(u64 a, u64 b)
+{
+#ifdef __KERNEL__
+	return div64_u64(a, b);
+#else
+	return a / b;
+#endif
+}
+
+#endif /* KP_COMPAT_H */

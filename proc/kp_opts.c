@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kp_opts.c - the krping_npu control grammar.
+ *
+ * A command is "key[=value]" items separated by commas, e.g.
+ * "client,addr=192.0.2.1,port=9999,size=4096,validate".  Every option
+ * lives in kp_opt_table; the parser knows nothing option-specific beyond
+ * the checks in kp_opts_check().
+ */
+#include "kp_opts.h"
+
+enum kp_opt_type {
+	KP_T_ROLE,	/* flag selecting the role; value in min */
+	KP_T_MODE,	/* flag selecting the test mode; value in min */
+	KP_T_FLAG,	/* bool */
+	KP_T_U32,	/* number in [min, max] */
+	KP_T_ADDR4,	/* dotted quad */
+	KP_T_ADDR6,	/* IPv6 text, optional %ifname or %scope */
+};
+
+struct kp_opt_desc {
+	const char *name;
+	enum kp_opt_type type;
+	size_t off;
+	u32 min;
+	u32 max;
+	const char *help;
+};
+
+#define KP_F(f)	offsetof(struct kp_opts, f)
+
+static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
+	[KP_OPT_SERVER] = { "server", KP_T_ROLE, KP_F(role), KP_ROLE_SERVER, 0,
+		"passive side: listen on addr:port, serve one client" },
+	[KP_OPT_CLIENT] = { "client", KP_T_ROLE, KP_F(role), KP_ROLE_CLIENT, 0,
+		"active side: connect to addr:port and run the test" },
+	[KP_OPT_ADDR] = { "addr", KP_T_ADDR4, KP_F(addr), 0, 0,
+		"IPv4 address (server: bind, client: connect)" },
+	[KP_OPT_ADDR6] = { "addr6", KP_T_ADDR6, KP_F(addr), 0, 0,
+		"IPv6 address, optionally %ifname or %scope-id" },
+	[KP_OPT_PORT] = { "port", KP_T_U32, KP_F(port), 1, 65535,
+		"rdma_cm port (TCP port space)" },
+	[KP_OPT_TOS] = { "tos", KP_T_U32, KP_F(tos), 0, 255,
+		"type of service of the connection" },
+	[KP_OPT_COUNT] = { "count", KP_T_U32, KP_F(count), 1, KP_MAX_COUNT,
+		"ping rounds or test iterations (default 1000)" },
+	[KP_OPT_SIZE] = { "size", KP_T_U32, KP_F(size), 1, KP_MAX_SIZE,
+		"message size in bytes (default 64)" },
+	[KP_OPT_VALIDATE] = { "validate", KP_T_FLAG, KP_F(validate), 0, 0,
+		"ping: check every byte of every round" },
+	[KP_OPT_VERBOSE] = { "verbose", KP_T_FLAG, KP_F(verbose), 0, 0,
+		"ping: log each round's data to dmesg" },
+	[KP_OPT_TXDEPTH] = { "txdepth", KP_T_U32, KP_F(txdepth), 1, KP_MAX_TXDEPTH,
+		"send queue depth; bw: writes in flight (default 64)" },
+	[KP_OPT_POLL] = { "poll", KP_T_FLAG, KP_F(poll), 0, 0,
+		"ping: busy-poll the CQ instead of sleeping" },
+	[KP_OPT_LOCAL_DMA_LKEY] = { "local_dma_lkey", KP_T_FLAG,
+		KP_F(local_dma_lkey), 0, 0,
+		"use the PD's local_dma_lkey for local buffers" },
+	[KP_OPT_READ_INV] = { "read_inv", KP_T_FLAG, KP_F(read_inv), 0, 0,
+		"server, ping: RDMA READ with invalidate" },
+	[KP_OPT_SERVER_INV] = { "server_inv", KP_T_FLAG, KP_F(server_inv), 0, 0,
+		"server, ping: invalidate the client's rkeys by SEND_WITH_INV" },
+	[KP_OPT_FR] = { "fr", KP_T_MODE, KP_F(mode), KP_MODE_FR, 0,
+		"client: fast-register/invalidate loop test" },
+	[KP_OPT_RLAT] = { "rlat", KP_T_MODE, KP_F(mode), KP_MODE_RLAT, 0,
+		"RDMA READ latency" },
+	[KP_OPT_WLAT] = { "wlat", KP_T_MODE, KP_F(mode), KP_MODE_WLAT, 0,
+		"RDMA WRITE ping-pong latency" },
+	[KP_OPT_BW] = { "bw", KP_T_MODE, KP_F(mode), KP_MODE_BW, 0,
+		"RDMA WRITE bandwidth, txdepth writes in flight" },
+	[KP_OPT_DUPLEX] = { "duplex", KP_T_FLAG, KP_F(duplex), 0, 0,
+		"bw: both sides stream at once" },
+	[KP_OPT_TIMEOUT] = { "timeout", KP_T_U32, KP_F(timeout_ms), 100, 3600000,
+		"bound of every wait, ms (default 10000)" },
+};
+
+static const char * const kp_mode_names[] = {
+	[KP_MODE_PING] = "ping",
+	[KP_MODE_RLAT] = "rlat",
+	[KP_MODE_WLAT] = "wlat",
+	[KP_MODE_BW] = "bw",
+	[KP_MODE_FR] = "fr",
+};
+
+const char *kp_mode_name(enum kp_mode mode)
+{
+	if ((unsigned int)mode >= ARRAY_SIZE(kp_mode_names))
+		return "?";
+	return kp_mode_names[mode];
+}
+
+const char *kp_role_name(enum kp_role role)
+{
+	switch (role) {
+	case KP_ROLE_SERVER:
+		return "server";
+	case KP_ROLE_CLIENT:
+		return "client";
+	default:
+		return "none";
+	}
+}
+
+#define kp_err(err, len, ...)	snprintf(err, len, __VA_ARGS__)
+
+static bool kp_isdigit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int kp_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decimal or 0x-hex, the whole of s[0..len), no sign, no overflow. */
+static int kp_parse_u64(const char *s, size_t len, u64 *out)
+{
+	unsigned int base = 10;
+	u64 v = 0;
+	size_t i = 0;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	if (i == len)
+		return -EINVAL;
+	for (; i < len; i++) {
+		int d = base == 16 ? kp_hexval(s[i]) :
+			(kp_isdigit(s[i]) ? s[i] - '0' : -1);
+
+		if (d < 0)
+			return -EINVAL;
+		if (v > (~0ull - (u64)d) / base)
+			return -ERANGE;
+		v = v * base + (u64)d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int kp_parse_ipv4(const char *s, size_t len, u8 *out)
+{
+	size_t i = 0;
+	int part;
+
+	for (part = 0; part < 4; part++) {
+		u32 v = 0;
+		size_t digits = 0;
+
+		while (i < len && kp_isdigit(s[i])) {
+			if (++digits > 3)
+				return -EINVAL;
+			v = v * 10 + (u32)(s[i++] - '0');
+		}
+		if (!digits || v > 255)
+			return -EINVAL;
+		out[part] = (u8)v;
+		if (part < 3) {
+			if (i >= len || s[i] != '.')
+				return -EINVAL;
+			i++;
+		}
+	}
+	return i == len ? 0 : -EINVAL;
+}
+
+/* RFC 4291 text: hex groups, one "::", an optional trailing dotted quad. */
+static int kp_parse_ipv6(const char *s, size_t len, u8 *out)
+{
+	u16 head[8], tail[8];
+	int nhead = 0, ntail = 0, *n = &nhead;
+	u16 *grp = head;
+	bool gap = false;
+	size_t i = 0;
+	int k;
+
+	if (len >= 2 && s[0] == ':' && s[1] == ':') {
+		gap = true;
+		grp = tail;
+		n = &ntail;
+		i = 2;
+	}
+	while (i < len) {
+		size_t start = i;
+		u32 v = 0;
+
+		while (i < len && kp_hexval(s[i]) >= 0 && i - start < 5)
+			v = (v << 4) | (u32)kp_hexval(s[i++]);
+		if (i < len && s[i] == '.') {
+			/* embedded IPv4 takes the last two groups */
+			u8 q[4];
+
+			if (kp_parse_ipv4(s + start, len - start, q) ||
+			    nhead + ntail > 6)
+				return -EINVAL;
+			grp[(*n)++] = (u16)(q[0] << 8 | q[1]);
+			grp[(*n)++] = (u16)(q[2] << 8 | q[3]);
+			i = len;
+			break;
+		}
+		if (i == start || i - start > 4 || nhead + ntail >= 8)
+			return -EINVAL;
+		grp[(*n)++] = (u16)v;
+		if (i == len)
+			break;
+		if (s[i] != ':')
+			return -EINVAL;
+		i++;
+		if (i < len && s[i] == ':') {
+			if (gap)
+				return -EINVAL;
+			gap = true;
+			grp = tail;
+			n = &ntail;
+			i++;
+		} else if (i == len) {
+			return -EINVAL;	/* trailing single ':' */
+		}
+	}
+	if (gap ? nhead + ntail > 7 : nhead != 8)
+		return -EINVAL;
+	memset(out, 0, 16);
+	for (k = 0; k < nhead; k++) {
+		out[2 * k] = (u8)(head[k] >> 8);
+		out[2 * k + 1] = (u8)head[k];
+	}
+	for (k = 0; k < ntail; k++) {
+		int at = 8 - ntail + k;
+
+		out[2 * at] = (u8)(tail[k] >> 8);
+		out[2 * at + 1] = (u8)tail[k];
+	}
+	return 0;
+}
+
+static int kp_parse_addr6(const char *s, size_t len, struct kp_addr *a)
+{
+	const char *pct = memchr(s, '%', len);
+	size_t alen = pct ? (size_t)(pct - s) : len;
+	int ret;
+
+	ret = kp_parse_ipv6(s, alen, a->addr);
+	if (ret)
+		return ret;
+	a->family = 6;
+	if (!pct)
+		return 0;
+	s = pct + 1;
+	len -= alen + 1;
+	if (!len || len >= KP_IFNAME_MAX)
+		return -EINVAL;
+	if (kp_isdigit(s[0])) {
+		u64 v;
+
+		ret = kp_parse_u64(s, len, &v);
+		if (ret || v > 0xffffffffull)
+			return -EINVAL;
+		a->scope_id = (u32)v;
+		return 0;
+	}
+	for (alen = 0; alen < len; alen++) {
+		char c = s[alen];
+
+		if (!(kp_isdigit(c) || (c >= 'a' && c <= 'z') ||
+		      (c >= 'A' && c <= 'Z') || c == '_' || c == '-' || c == '.'))
+			return -EINVAL;
+	}
+	memcpy(a->ifname, s, len);
+	a->ifname[len] = '\0';
+	return 0;
+}
+
+static void kp_opts_defaults(struct kp_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->count = 1000;
+	o->size = 64;
+	o->txdepth = 64;
+	o->timeout_ms = 10000;
+}
+
+static int kp_opt_lookup(const char *key, size_t klen)
+{
+	int i;
+
+	for (i = 0; i < KP_OPT_NR; i++)
+		if (strlen(kp_opt_table[i].name) == klen &&
+		    !memcmp(kp_opt_table[i].name, key, klen))
+			return i;
+	return -1;
+}
+
+static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
+		      bool has_val, char *err, size_t errlen)
+{
+	const struct kp_opt_desc *d = &kp_opt_table[id];
+	void *field = (char *)o + d->off;
+	u64 v;
+	int ret;
+
+	if (o->given & (1ull << id)) {
+		kp_err(err, errlen, "option '%s' given twice", d->name);
+		return -EINVAL;
+	}
+	if ((d->type == KP_T_U32 || d->type == KP_T_ADDR4 ||
+	     d->type == KP_T_ADDR6) != has_val) {
+		kp_err(err, errlen, has_val ? "option '%s' takes no value" :
+		       "option '%s' needs a value", d->name);
+		return -EINVAL;
+	}
+
+	switch (d->type) {
+	case KP_T_ROLE:
+		if (o->role != KP_ROLE_NONE) {
+			kp_err(err, errlen, "'%s' conflicts with '%s': one role only",
+			       d->name, kp_role_name(o->role));
+			return -EINVAL;
+		}
+		o->role = (enum kp_role)d->min;
+		break;
+	case KP_T_MODE:
+		if (o->mode != KP_MODE_PING) {
+			kp_err(err, errlen, "'%s' conflicts with '%s': one test mode only",
+			       d->name, kp_mode_name(o->mode));
+			return -EINVAL;
+		}
+		o->mode = (enum kp_mode)d->min;
+		break;
+	case KP_T_FLAG:
+		*(bool *)field = true;
+		break;
+	case KP_T_U32:
+		ret = kp_parse_u64(val, vlen, &v);
+		if (ret == -EINVAL) {
+			kp_err(err, errlen, "option '%s': '%.*s' is not a number",
+			       d->name, (int)(vlen > 32 ? 32 : vlen), val);
+			return ret;
+		}
+		if (ret || v < d->min || v > d->max) {
+			kp_err(err, errlen, "option '%s': out of range [%u, %u]",
+			       d->name, d->min, d->max);
+			return -ERANGE;
+		}
+		*(u32 *)field = (u32)v;
+		break;
+	case KP_T_ADDR4:
+	case KP_T_ADDR6:
+		if (o->addr.family) {
+			kp_err(err, errlen, "'%s' conflicts with an address given before",
+			       d->name);
+			return -EINVAL;
+		}
+		if (d->type == KP_T_ADDR4) {
+			ret = kp_parse_ipv4(val, vlen, o->addr.addr);
+			o->addr.family = 4;
+		} else {
+			ret = kp_parse_addr6(val, vlen, &o->addr);
+		}
+		if (ret) {
+			memset(&o->addr, 0, sizeof(o->addr));
+			kp_err(err, errlen, "option '%s': bad address '%.*s'",
+			       d->name, (int)(vlen > 48 ? 48 : vlen), val);
+			return -EINVAL;
+		}
+		break;
+	}
+	o->given |= 1ull << id;
+	return 0;
+}
+
+/* Cross-option rules: each failure names the options involved. */
+static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
+{
+	bool server = o->role == KP_ROLE_SERVER;
+
+	if (o->role == KP_ROLE_NONE) {
+		kp_err(err, errlen, "need 'server' or 'client'");
+		return -EINVAL;
+	}
+	if (!o->addr.family) {
+		kp_err(err, errlen, "need 'addr' or 'addr6'");
+		return -EINVAL;
+	}
+	if (!kp_opt_given(o, KP_OPT_PORT)) {
+		kp_err(err, errlen, "need 'port'");
+		return -EINVAL;
+	}
+	if (server && o->mode == KP_MODE_FR) {
+		kp_err(err, errlen, "'fr' is a client test; the server runs ping");
+		return -EINVAL;
+	}
+	if (o->duplex && o->mode != KP_MODE_BW) {
+		kp_err(err, errlen, "'duplex' needs 'bw'");
+		return -EINVAL;
+	}
+	if (o->mode == KP_MODE_PING && o->size < KP_PING_MIN_SIZE) {
+		kp_err(err, errlen, "'size' %u is below the ping payload's %u bytes",
+		       o->size, KP_PING_MIN_SIZE);
+		return -EINVAL;
+	}
+	if (o->validate && o->mode != KP_MODE_PING) {
+		kp_err(err, errlen, "'validate' applies to ping, not '%s'",
+		       kp_mode_name(o->mode));
+		return -EINVAL;
+	}
+	if ((o->read_inv || o->server_inv) &&
+	    (!server || o->mode != KP_MODE_PING)) {
+		kp_err(err, errlen, "'%s' applies to a ping server",
+		       o->read_inv ? "read_inv" : "server_inv");
+		return -EINVAL;
+	}
+	if (o->read_inv && o->local_dma_lkey) {
+		kp_err(err, errlen, "'read_inv' needs a registered sink; drop 'local_dma_lkey'");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
+		  char *err, size_t errlen)
+{
+	size_t i = 0;
+	int ret;
+
+	kp_opts_defaults(o);
+	if (err && errlen)
+		err[0] = '\0';
+	if (len > KP_CMD_MAX) {
+		kp_err(err, errlen, "command longer than %u bytes", KP_CMD_MAX);
+		return -E2BIG;
+	}
+	if (len && cmd[len - 1] == '\n')
+		len--;
+	if (!len) {
+		kp_err(err, errlen, "empty command");
+		return -EINVAL;
+	}
+	if (memchr(cmd, '\0', len)) {
+		kp_err(err, errlen, "NUL byte in command");
+		return -EINVAL;
+	}
+
+	while (i <= len) {
+		const char *tok = cmd + i, *eq, *end;
+		size_t tlen, klen;
+		int id;
+
+		end = memchr(tok, ',', len - i);
+		tlen = end ? (size_t)(end - tok) : len - i;
+		if (!tlen) {
+			kp_err(err, errlen, "empty option at byte %zu", i);
+			return -EINVAL;
+		}
+		eq = memchr(tok, '=', tlen);
+		klen = eq ? (size_t)(eq - tok) : tlen;
+		id = kp_opt_lookup(tok, klen);
+		if (id < 0) {
+			kp_err(err, errlen, "unknown option '%.*s'",
+			       (int)(klen > 32 ? 32 : klen), tok);
+			return -EINVAL;
+		}
+		ret = kp_opt_set(o, id, eq ? eq + 1 : NULL,
+				 eq ? tlen - klen - 1 : 0, eq != NULL,
+				 err, errlen);
+		if (ret)
+			return ret;
+		i += tlen + 1;
+	}
+	return kp_opts_check(o, err, errlen);
+}
+
+int kp_addr_format(const struct kp_addr *a, char *buf, size_t len)
+{
+	const u8 *p = a->addr;
+	int n, k;
+
+	if (a->family == 4)
+		return snprintf(buf, len, "%u.%u.%u.%u", p[0], p[1], p[2], p[3]);
+	if (a->family != 6)
+		return snprintf(buf, len, "-");
+	n = 0;
+	for (k = 0; k < 8 && n < (int)len; k++)
+		n += snprintf(buf + n, len - n, "%s%x", k ? ":" : "",
+			      p[2 * k] << 8 | p[2 * k + 1]);
+	if (a->ifname[0] && n < (int)len)
+		n += snprintf(buf + n, len - n, "%%%s", a->ifname);
+	else if (a->scope_id && n < (int)len)
+		n += snprintf(buf + n, len - n, "%%%u", a->scope_id);
+	return n;
+}
+
+int kp_opts_help(char *buf, size_t len)
+{
+	int n = 0, i;
+
+	for (i = 0; i < KP_OPT_NR && n < (int)len; i++) {
+		const struct kp_opt_desc *d = &kp_opt_table[i];
+		char val[40] = "";
+
+		if (d->type == KP_T_U32)
+			snprintf(val, sizeof(val), "=%u..%u", d->min, d->max);
+		else if (d->type == KP_T_ADDR4 || d->type == KP_T_ADDR6)
+			snprintf(val, sizeof(val), "=ADDR");
+		n += snprintf(buf + n, len - n, "%s%s\t%s\n", d->name, val, d->help);
+	}
+	return n;
+}

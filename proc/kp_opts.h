@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kp_opts.h - the krping_npu control grammar: one option table, a parser
+ * for "key[=value],key..." and the cross-option checks.
+ */
+#ifndef KP_OPTS_H
+#define KP_OPTS_H
+
+#include "kp_compat.h"
+
+#define KP_CMD_MAX		1024	/* longest command accepted, bytes */
+#define KP_IFNAME_MAX		16	/* IFNAMSIZ */
+#define KP_MAX_SIZE		(4u << 20)	/* largest buffer, bytes */
+#define KP_MAX_COUNT		1000000u
+#define KP_MAX_TXDEPTH		1024u
+/* "rdma-ping-%d: " with the widest %d and the trailing NUL */
+#define KP_PING_MIN_SIZE	26u
+
+enum kp_role {
+	KP_ROLE_NONE,
+	KP_ROLE_SERVER,
+	KP_ROLE_CLIENT,
+};
+
+enum kp_mode {
+	KP_MODE_PING,
+	KP_MODE_RLAT,
+	KP_MODE_WLAT,
+	KP_MODE_BW,
+	KP_MODE_FR,
+};
+
+struct kp_addr {
+	int family;			/* 0 (unset), 4 or 6 */
+	u8 addr[16];			/* network order; IPv4 in addr[0..3] */
+	u32 scope_id;			/* IPv6 numeric scope, 0 if none */
+	char ifname[KP_IFNAME_MAX];	/* IPv6 scope by interface name */
+};
+
+struct kp_opts {
+	enum kp_role role;
+	enum kp_mode mode;
+	struct kp_addr addr;
+	u32 port;
+	u32 tos;
+	u32 count;
+	u32 size;
+	u32 txdepth;
+	u32 timeout_ms;
+	bool validate;
+	bool verbose;
+	bool poll;
+	bool local_dma_lkey;
+	bool read_inv;
+	bool server_inv;
+	bool duplex;
+	u64 given;			/* bit i: option i of the table was set */
+};
+
+/* Option indices, in table order; kp_opt_given() tests them. */
+enum kp_opt_id {
+	KP_OPT_SERVER,
+	KP_OPT_CLIENT,
+	KP_OPT_ADDR,
+	KP_OPT_ADDR6,
+	KP_OPT_PORT,
+	KP_OPT_TOS,
+	KP_OPT_COUNT,
+	KP_OPT_SIZE,
+	KP_OPT_VALIDATE,
+	KP_OPT_VERBOSE,
+	KP_OPT_TXDEPTH,
+	KP_OPT_POLL,
+	KP_OPT_LOCAL_DMA_LKEY,
+	KP_OPT_READ_INV,
+	KP_OPT_SERVER_INV,
+	KP_OPT_FR,
+	KP_OPT_RLAT,
+	KP_OPT_WLAT,
+	KP_OPT_BW,
+	KP_OPT_DUPLEX,
+	KP_OPT_TIMEOUT,
+	KP_OPT_NR,
+};
+
+static inline bool kp_opt_given(const struct kp_opts *o, enum kp_opt_id id)
+{
+	return o->given & (1ull << id);
+}
+
+/*
+ * Parse @len bytes of @cmd (one trailing newline allowed) into @o.
+ * Returns 0, or a negative errno with a one-line reason naming the option
+ * in @err: -EINVAL (syntax, unknown option, conflict, missing option),
+ * -ERANGE (a number outside the option's range), -E2BIG (command longer
+ * than KP_CMD_MAX).
+ */
+int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
+		  char *err, size_t errlen);
+
+const char *kp_mode_name(enum kp_mode mode);
+const char *kp_role_name(enum kp_role role);
+
+/* Format @a as text ("192.0.2.1", "fe80::1%eth0") into @buf. */
+int kp_addr_format(const struct kp_addr *a, char *buf, size_t len);
+
+/* Write the option reference, one line an option, into @buf. */
+int kp_opts_help(char *buf, size_t len);
+
+#endif /* KP_OPTS_H */

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kp_payload.c - the rping/krping ping payload, byte for byte.
+ */
+#include "kp_payload.h"
+
+#define KP_CH_FIRST	65	/* 'A' */
+#define KP_CH_LAST	122	/* 'z' */
+#define KP_CH_SPAN	(KP_CH_LAST - KP_CH_FIRST + 1)
+
+/* The byte of round @round's payload at @i, given the header length @hdr. */
+static u8 kp_ping_byte(u32 i, u32 size, u32 hdr, u32 round)
+{
+	if (i == size - 1)
+		return 0;
+	return (u8)(KP_CH_FIRST + (round % KP_CH_SPAN + (i - hdr)) % KP_CH_SPAN);
+}
+
+static u32 kp_ping_header(char *hdr, size_t len, u32 round)
+{
+	/* rping counts rounds in an int */
+	return (u32)snprintf(hdr, len, "rdma-ping-%d: ", (int)round);
+}
+
+void kp_ping_fill(u8 *buf, u32 size, u32 round)
+{
+	char hdr[32];
+	u32 n = kp_ping_header(hdr, sizeof(hdr), round), i;
+
+	if (n > size - 1)
+		n = size - 1;
+	memcpy(buf, hdr, n);
+	for (i = n; i < size; i++)
+		buf[i] = kp_ping_byte(i, size, n, round);
+}
+
+long kp_ping_check(const u8 *buf, u32 size, u32 round)
+{
+	char hdr[32];
+	u32 n = kp_ping_header(hdr, sizeof(hdr), round), i;
+
+	if (n > size - 1)
+		n = size - 1;
+	for (i = 0; i < n; i++)
+		if (buf[i] != (u8)hdr[i])
+			return i;
+	for (; i < size; i++)
+		if (buf[i] != kp_ping_byte(i, size, n, round))
+			return i;
+	return -1;
+}

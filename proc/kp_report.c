@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kp_report.c - latency and bandwidth statistics and their text.
+ *
+ * Integer arithmetic only (this also runs in the kernel): times are ns,
+ * printed as usec with two decimals, rounded to nearest.
+ */
+#include "kp_report.h"
+
+#define KP_NSEC_PER_SEC	1000000000ull
+
+static int kp_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void kp_sort_u64(u64 *v, u32 n)
+{
+#ifdef __KERNEL__
+	sort(v, n, sizeof(*v), kp_cmp_u64, NULL);
+#else
+	qsort(v, n, sizeof(*v), kp_cmp_u64);
+#endif
+}
+
+static u64 kp_isqrt(u64 x)
+{
+	u64 r = 0, bit = 1ull << 62;
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
+/* Nearest-rank percentile of sorted @v: the ceil(n * num / den)-th value. */
+static u64 kp_rank(const u64 *v, u32 n, u64 num, u64 den)
+{
+	u64 k = kp_div((u64)n * num + den - 1, den);
+
+	return v[k ? k - 1 : 0];
+}
+
+void kp_lat_compute(u64 *ns, u32 n, u32 div, u32 bytes,
+		    struct kp_lat_result *r)
+{
+	u64 sum = 0, var = 0;
+	u32 i;
+
+	if (!div)
+		div = 1;
+	for (i = 0; i < n; i++) {
+		ns[i] = kp_div(ns[i], div);
+		sum += ns[i];
+	}
+	kp_sort_u64(ns, n);
+	r->bytes = bytes;
+	r->iters = n;
+	r->t_min = ns[0];
+	r->t_max = ns[n - 1];
+	r->t_typical = ns[n / 2];
+	r->t_avg = kp_div(sum, n);
+	for (i = 0; i < n; i++) {
+		u64 d = ns[i] > r->t_avg ? ns[i] - r->t_avg : r->t_avg - ns[i];
+
+		if (d > 0xffffffffull)
+			d = 0xffffffffull;
+		var += kp_div(d * d, n);
+	}
+	r->t_stdev = kp_isqrt(var);
+	r->p99 = kp_rank(ns, n, 99, 100);
+	r->p999 = kp_rank(ns, n, 999, 1000);
+}
+
+u64 kp_bw_best_window(const u64 *post, const u64 *done, u32 n, u32 window)
+{
+	u64 best = ~0ull;
+	u32 i;
+
+	if (!n)
+		return 0;
+	if (window < 1)
+		window = 1;
+	if (window > n)
+		window = n;
+	for (i = 0; i + window <= n; i++) {
+		u64 t = done[i + window - 1] - post[i];
+
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+static u64 kp_mib_x100(u64 bytes, u64 ns)
+{
+	if (!ns)
+		return 0;
+	return kp_mul_div(bytes, 100 * KP_NSEC_PER_SEC, ns) >> 20;
+}
+
+void kp_bw_compute(u32 bytes, u32 iters, u64 total_ns, u32 window,
+		   u64 best_ns, struct kp_bw_result *r)
+{
+	if (window > iters)
+		window = iters;
+	r->bytes = bytes;
+	r->iters = iters;
+	r->bw_avg_x100 = kp_mib_x100((u64)bytes * iters, total_ns);
+	r->bw_peak_x100 = kp_mib_x100((u64)bytes * window, best_ns);
+	if (r->bw_peak_x100 < r->bw_avg_x100)
+		r->bw_peak_x100 = r->bw_avg_x100;
+	r->msgrate_x1e6 = total_ns ?
+		kp_mul_div(iters, KP_NSEC_PER_SEC, total_ns) : 0;
+}
+
+/* ns as usec with two decimals, rounded: "12.35" */
+#define KP_USEC(ns)	(unsigned long long)(((ns) + 5) / 10 / 100), \
+			(unsigned int)(((ns) + 5) / 10 % 100)
+
+int kp_lat_format(char *buf, size_t len, const char *mode,
+		  const struct kp_lat_result *r)
+{
+	return snprintf(buf, len,
+			"%s #bytes=%u #iterations=%u t_min[usec]=%llu.%02u t_max[usec]=%llu.%02u t_typical[usec]=%llu.%02u t_avg[usec]=%llu.%02u t_stdev[usec]=%llu.%02u 99%%[usec]=%llu.%02u 99.9%%[usec]=%llu.%02u",
+			mode, r->bytes, r->iters, KP_USEC(r->t_min),
+			KP_USEC(r->t_max), KP_USEC(r->t_typical),
+			KP_USEC(r->t_avg), KP_USEC(r->t_stdev), KP_USEC(r->p99),
+			KP_USEC(r->p999));
+}
+
+int kp_bw_format(char *buf, size_t len, const char *mode,
+		 const struct kp_bw_result *r)
+{
+	return snprintf(buf, len,
+			"%s #bytes=%u #iterations=%u BW_peak[MiB/sec]=%llu.%02u BW_average[MiB/sec]=%llu.%02u MsgRate[Mpps]=%llu.%06u",
+			mode, r->bytes, r->iters,
+			(unsigned long long)(r->bw_peak_x100 / 100),
+			(unsigned int)(r->bw_peak_x100 % 100),
+			(unsigned long long)(r->bw_avg_x100 / 100),
+			(unsigned int)(r->bw_avg_x100 % 100),
+			(unsigned long long)(r->msgrate_x1e6 / 1000000),
+			(unsigned int)(r->msgrate_x1e6 % 1000000));
+}
+
+int kp_ping_format(char *buf, size_t len, u32 rounds, u32 bytes,
+		   bool validated)
+{
+	return snprintf(buf, len, "ping #bytes=%u rounds=%u validated=%s",
+			bytes, rounds, validated ? "yes" : "no");
+}
+
+int kp_record_header(char *buf, size_t len)
+{
+	return snprintf(buf, len,
+			"%-4s %-6s %-4s %-12s %-8s %10s %14s %10s %14s %10s %14s %10s %14s\n",
+			"id", "role", "mode", "device", "state",
+			"send_msgs", "send_bytes", "recv_msgs", "recv_bytes",
+			"read_msgs", "read_bytes", "write_msgs", "write_bytes");
+}
+
+int kp_record_format(char *buf, size_t len, u32 id, const char *role,
+		     const char *mode, const char *dev, const char *state,
+		     const struct kp_counters *c)
+{
+	return snprintf(buf, len,
+			"%-4u %-6s %-4s %-12s %-8s %10llu %14llu %10llu %14llu %10llu %14llu %10llu %14llu\n",
+			id, role, mode, dev, state,
+			(unsigned long long)c->send_msgs,
+			(unsigned long long)c->send_bytes,
+			(unsigned long long)c->recv_msgs,
+			(unsigned long long)c->recv_bytes,
+			(unsigned long long)c->read_msgs,
+			(unsigned long long)c->read_bytes,
+			(unsigned long long)c->write_msgs,
+			(unsigned long long)c->write_bytes);
+}

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tests of the control grammar (proc/kp_opts.c). */
+#include "kt.h"
+#include "../../proc/kp_opts.h"
+
+static struct kp_opts o;
+static char err[256];
+
+static int parse(const char *s)
+{
+	return kp_opts_parse(s, strlen(s), &o, err, sizeof(err));
+}
+
+/* @s must fail with @want, and the reason must mention @word. */
+static void expect_err(const char *s, int want, const char *word)
+{
+	int ret = parse(s);
+
+	KT_CHECK(ret == want, "'%.60s': got %d want %d (%s)", s, ret, want, err);
+	KT_CHECK(!word || strstr(err, word), "'%.60s': reason '%s' lacks '%s'",
+		 s, err, word);
+}
+
+static void expect_ok(const char *s)
+{
+	int ret = parse(s);
+
+	KT_CHECK(ret == 0, "'%.60s': got %d (%s)", s, ret, err);
+}
+
+#define BASE "client,addr=192.0.2.1,port=9999"
+
+static void test_minimal_and_defaults(void)
+{
+	expect_ok(BASE);
+	KT_CHECK(o.role == KP_ROLE_CLIENT, "role");
+	KT_CHECK(o.mode == KP_MODE_PING, "mode");
+	KT_CHECK(o.addr.family == 4 && o.addr.addr[0] == 192 &&
+		 o.addr.addr[1] == 0 && o.addr.addr[2] == 2 &&
+		 o.addr.addr[3] == 1, "addr bytes");
+	KT_CHECK(o.port == 9999, "port %u", o.port);
+	KT_CHECK(o.count == 1000 && o.size == 64 && o.txdepth == 64 &&
+		 o.timeout_ms == 10000, "defaults");
+	KT_CHECK(!o.validate && !o.verbose && !o.poll && !o.duplex, "flags off");
+	expect_ok("server,addr=0.0.0.0,port=1");
+	KT_CHECK(o.role == KP_ROLE_SERVER, "server role");
+	/* order does not matter */
+	expect_ok("port=7,addr=10.1.2.3,client");
+	KT_CHECK(o.port == 7 && o.addr.addr[3] == 3, "any order");
+}
+
+static void test_every_option(void)
+{
+	expect_ok(BASE ",tos=32,count=5,size=4096,validate,verbose,txdepth=16,poll,local_dma_lkey,timeout=500");
+	KT_CHECK(o.tos == 32 && o.count == 5 && o.size == 4096 &&
+		 o.txdepth == 16 && o.timeout_ms == 500, "numbers");
+	KT_CHECK(o.validate && o.verbose && o.poll && o.local_dma_lkey, "flags");
+	KT_CHECK(kp_opt_given(&o, KP_OPT_TOS) && !kp_opt_given(&o, KP_OPT_BW),
+		 "given mask");
+	expect_ok("server,addr=192.0.2.1,port=9,read_inv");
+	KT_CHECK(o.read_inv, "read_inv");
+	expect_ok("server,addr=192.0.2.1,port=9,server_inv");
+	KT_CHECK(o.server_inv, "server_inv");
+	expect_ok(BASE ",fr");
+	KT_CHECK(o.mode == KP_MODE_FR, "fr");
+	expect_ok(BASE ",rlat");
+	KT_CHECK(o.mode == KP_MODE_RLAT, "rlat");
+	expect_ok(BASE ",wlat,size=1");
+	KT_CHECK(o.mode == KP_MODE_WLAT && o.size == 1, "wlat");
+	expect_ok(BASE ",bw,duplex");
+	KT_CHECK(o.mode == KP_MODE_BW && o.duplex, "bw duplex");
+	expect_ok("server,addr=192.0.2.1,port=9,bw");
+	KT_CHECK(o.mode == KP_MODE_BW, "server bw");
+}
+
+static void test_ranges(void)
+{
+	static const struct { const char *opt; unsigned int lo, hi; } r[] = {
+		{ "port", 1, 65535 }, { "tos", 0, 255 },
+		{ "count", 1, KP_MAX_COUNT }, { "txdepth", 1, KP_MAX_TXDEPTH },
+		{ "timeout", 100, 3600000 },
+	};
+	char s[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		const char *pre = strcmp(r[i].opt, "port") ?
+			"client,addr=192.0.2.1,port=9," : "client,addr=192.0.2.1,";
+
+		snprintf(s, sizeof(s), "%s%s=%u", pre, r[i].opt, r[i].lo);
+		expect_ok(s);
+		snprintf(s, sizeof(s), "%s%s=%u", pre, r[i].opt, r[i].hi);
+		expect_ok(s);
+		snprintf(s, sizeof(s), "%s%s=%u", pre, r[i].opt, r[i].hi + 1);
+		expect_err(s, -ERANGE, r[i].opt);
+		if (r[i].lo) {
+			snprintf(s, sizeof(s), "%s%s=%u", pre, r[i].opt, r[i].lo - 1);
+			expect_err(s, -ERANGE, r[i].opt);
+		}
+	}
+	/* size: 1..4 MiB in latency modes; ping needs its payload */
+	snprintf(s, sizeof(s), BASE ",wlat,size=%u", KP_MAX_SIZE);
+	expect_ok(s);
+	KT_CHECK(o.size == KP_MAX_SIZE, "max size");
+	snprintf(s, sizeof(s), BASE ",wlat,size=%u", KP_MAX_SIZE + 1);
+	expect_err(s, -ERANGE, "size");
+	expect_err(BASE ",wlat,size=0", -ERANGE, "size");
+	snprintf(s, sizeof(s), BASE ",size=%u", KP_PING_MIN_SIZE);
+	expect_ok(s);
+	snprintf(s, sizeof(s), BASE ",size=%u", KP_PING_MIN_SIZE - 1);
+	expect_err(s, -EINVAL, "size");
+	/* hex numbers */
+	expect_ok(BASE ",size=0x1000");
+	KT_CHECK(o.size == 4096, "hex size %u", o.size);
+	expect_err(BASE ",size=0x", -EINVAL, "size");
+	/* huge and negative numbers */
+	expect_err(BASE ",count=18446744073709551615", -ERANGE, "count");
+	expect_err(BASE ",count=18446744073709551616", -ERANGE, "count");
+	expect_err(BASE ",count=99999999999999999999999999", -ERANGE, "count");
+	expect_err(BASE ",count=-1", -EINVAL, "count");
+	expect_err(BASE ",size=+5", -EINVAL, "size");
+	expect_err(BASE ",size=12k", -EINVAL, "size");
+	expect_err(BASE ",size= 64", -EINVAL, "size");
+}
+
+static void test_conflicts(void)
+{
+	expect_err("server,client,addr=192.0.2.1,port=9", -EINVAL, "role");
+	expect_err("client,client,addr=192.0.2.1,port=9", -EINVAL, "twice");
+	expect_err(BASE ",rlat,wlat", -EINVAL, "one test mode");
+	expect_err(BASE ",bw,fr", -EINVAL, "one test mode");
+	expect_err("server,addr=192.0.2.1,port=9,fr", -EINVAL, "fr");
+	expect_err(BASE ",duplex", -EINVAL, "duplex");
+	expect_err(BASE ",wlat,duplex", -EINVAL, "duplex");
+	expect_err(BASE ",size=8", -EINVAL, "ping payload");
+	expect_err(BASE ",rlat,validate", -EINVAL, "validate");
+	expect_err(BASE ",read_inv", -EINVAL, "read_inv");
+	expect_err(BASE ",server_inv", -EINVAL, "server_inv");
+	expect_err("server,addr=192.0.2.1,port=9,bw,server_inv", -EINVAL,
+		   "server_inv");
+	expect_err("server,addr=192.0.2.1,port=9,read_inv,local_dma_lkey",
+		   -EINVAL, "read_inv");
+	expect_err("client,addr=192.0.2.1,addr6=::1,port=9", -EINVAL, "addr6");
+	expect_err("client,port=9", -EINVAL, "addr");
+	expect_err("client,addr=192.0.2.1", -EINVAL, "port");
+	expect_err("addr=192.0.2.1,port=9", -EINVAL, "server");
+	expect_err(BASE ",port=10", -EINVAL, "twice");
+	expect_err(BASE ",count=1,count=1", -EINVAL, "count");
+}
+
+static void test_addresses(void)
+{
+	static const char * const bad4[] = {
+		"256.0.0.1", "1.2.3", "1.2.3.4.5", "1..2.3", "a.b.c.d", "1.2.3.4 ",
+		"0001.2.3.4", "", "1.2.3.",
+	};
+	static const char * const bad6[] = {
+		":::", "1::2::3", "12345::", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7",
+		"g::1", "fe80::1%", "fe80::1%this-name-is-too-long",
+		"fe80::1%et h0", "1:", "::1.2.3", "::1.2.3.4.5",
+	};
+	char s[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad4) / sizeof(bad4[0]); i++) {
+		snprintf(s, sizeof(s), "client,port=9,addr=%s", bad4[i]);
+		expect_err(s, -EINVAL, "addr");
+	}
+	for (i = 0; i < sizeof(bad6) / sizeof(bad6[0]); i++) {
+		snprintf(s, sizeof(s), "client,port=9,addr6=%s", bad6[i]);
+		expect_err(s, -EINVAL, "addr6");
+	}
+	expect_ok("client,port=9,addr6=::1");
+	KT_CHECK(o.addr.family == 6 && o.addr.addr[15] == 1 &&
+		 o.addr.addr[0] == 0, "::1");
+	expect_ok("client,port=9,addr6=fe80::1:2%d0");
+	KT_CHECK(o.addr.addr[0] == 0xfe && o.addr.addr[1] == 0x80 &&
+		 o.addr.addr[13] == 1 && o.addr.addr[15] == 2 &&
+		 !strcmp(o.addr.ifname, "d0"), "fe80::1:2%%d0");
+	expect_ok("client,port=9,addr6=fe80::1%7");
+	KT_CHECK(o.addr.scope_id == 7 && !o.addr.ifname[0], "numeric scope");
+	expect_ok("client,port=9,addr6=2001:db8:0:0:0:0:0:ff");
+	KT_CHECK(o.addr.addr[0] == 0x20 && o.addr.addr[1] == 0x01 &&
+		 o.addr.addr[3] == 0xb8 && o.addr.addr[15] == 0xff, "full form");
+	expect_ok("client,port=9,addr6=::ffff:192.0.2.1");
+	KT_CHECK(o.addr.addr[10] == 0xff && o.addr.addr[12] == 192 &&
+		 o.addr.addr[15] == 1, "v4-mapped");
+	expect_ok("client,port=9,addr6=1::");
+	KT_CHECK(o.addr.addr[1] == 1 && o.addr.addr[15] == 0, "1::");
+	kp_addr_format(&o.addr, s, sizeof(s));
+	KT_CHECK(!strcmp(s, "1:0:0:0:0:0:0:0"), "format6 %s", s);
+	expect_ok("client,port=9,addr6=fe80::9%eth0");
+	kp_addr_format(&o.addr, s, sizeof(s));
+	KT_CHECK(!strcmp(s, "fe80:0:0:0:0:0:0:9%eth0"), "format6 scope %s", s);
+	expect_ok(BASE);
+	kp_addr_format(&o.addr, s, sizeof(s));
+	KT_CHECK(!strcmp(s, "192.0.2.1"), "format4 %s", s);
+}
+
+static void test_junk(void)
+{
+	char big[4097];
+	char s[KP_CMD_MAX + 1];
+	int ret;
+
+	expect_err("", -EINVAL, "empty");
+	expect_err("\n", -EINVAL, "empty");
+	expect_err(BASE ",", -EINVAL, "empty option");
+	expect_err("," BASE, -EINVAL, "empty option");
+	expect_err("client,,addr=192.0.2.1,port=9", -EINVAL, "empty option");
+	expect_err(BASE ",bogus", -EINVAL, "bogus");
+	expect_err(BASE ",size", -EINVAL, "needs a value");
+	expect_err(BASE ",size=", -EINVAL, "size");
+	expect_err(BASE ",validate=1", -EINVAL, "takes no value");
+	expect_err("client=1,addr=192.0.2.1,port=9", -EINVAL, "takes no value");
+	expect_err(BASE ",=5", -EINVAL, "unknown");
+	expect_err(BASE ",SIZE=64", -EINVAL, "unknown");
+	expect_err(BASE "\n\n", -EINVAL, NULL);
+	expect_err(" client,addr=192.0.2.1,port=9", -EINVAL, "unknown");
+	/* an embedded NUL is never trusted */
+	ret = kp_opts_parse(BASE "\0,bw", sizeof(BASE ",bw") - 1 + 1, &o, err,
+			    sizeof(err));
+	KT_CHECK(ret == -EINVAL && strstr(err, "NUL"), "NUL: %d %s", ret, err);
+	/* a trailing newline is allowed, and is the only thing stripped */
+	expect_ok(BASE "\n");
+	KT_CHECK(o.port == 9999, "newline kept the last digit: %u", o.port);
+	expect_ok("client,addr=192.0.2.1,port=9999,size=65");
+	KT_CHECK(o.size == 65, "missing newline keeps last char: %u", o.size);
+	/* 4 KiB of junk */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	expect_err(big, -E2BIG, "longer");
+	/* exactly KP_CMD_MAX is parsed, one more is refused */
+	memset(s, 'a', KP_CMD_MAX);
+	s[KP_CMD_MAX] = '\0';
+	expect_err(s, -EINVAL, "unknown");
+	ret = kp_opts_parse(big, KP_CMD_MAX + 1, &o, err, sizeof(err));
+	KT_CHECK(ret == -E2BIG, "KP_CMD_MAX+1: %d", ret);
+	/* the reason always fits and is terminated */
+	ret = kp_opts_parse(BASE ",bogus", strlen(BASE ",bogus"), &o, err, 8);
+	KT_CHECK(ret == -EINVAL && strlen(err) == 7, "short err buffer");
+}
+
+static void test_help(void)
+{
+	char buf[4096];
+	int n = kp_opts_help(buf, sizeof(buf));
+	static const char * const names[] = {
+		"server", "client", "addr=", "addr6=", "port=", "tos=", "count=",
+		"size=", "validate", "verbose", "txdepth=", "poll",
+		"local_dma_lkey", "read_inv", "server_inv", "fr", "rlat", "wlat",
+		"bw", "duplex", "timeout=",
+	};
+	unsigned int i;
+
+	KT_CHECK(n > 0 && n < (int)sizeof(buf), "help length %d", n);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		KT_CHECK(strstr(buf, names[i]), "help lacks %s", names[i]);
+	KT_CHECK(sizeof(names) / sizeof(names[0]) == KP_OPT_NR,
+		 "every option is in this test");
+}
+
+int main(void)
+{
+	test_minimal_and_defaults();
+	test_every_option();
+	test_ranges();
+	test_conflicts();
+	test_addresses();
+	test_junk();
+	test_help();
+	KT_DONE();
+}

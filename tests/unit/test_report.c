@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tests of the statistics, their text and the ping payload. */
+#include "kt.h"
+#include "../../proc/kp_report.h"
+#include "../../proc/kp_payload.h"
+
+/* Parse "key=value" out of a result line. */
+static double field(const char *line, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	return p ? strtod(p + strlen(pat), NULL) : -1.0;
+}
+
+static void test_lat(void)
+{
+	u64 s[1000];
+	struct kp_lat_result r;
+	char line[512];
+	u32 i;
+
+	/* 1000 round trips of 2000, 4000, ... 2000000 ns, shuffled */
+	for (i = 0; i < 1000; i++)
+		s[i] = 2000ull * (1 + (i * 7919u) % 1000);
+	kp_lat_compute(s, 1000, 2, 64, &r);
+	KT_CHECK(r.t_min == 1000 && r.t_max == 1000000, "min %llu max %llu",
+		 (unsigned long long)r.t_min, (unsigned long long)r.t_max);
+	KT_CHECK(r.t_typical == 501000, "median %llu",
+		 (unsigned long long)r.t_typical);
+	KT_CHECK(r.t_avg == 500500, "avg %llu", (unsigned long long)r.t_avg);
+	KT_CHECK(r.p99 == 990000 && r.p999 == 999000, "p99 %llu p999 %llu",
+		 (unsigned long long)r.p99, (unsigned long long)r.p999);
+	/* population stdev of 1000..1000000 step 1000 = 288674.97 */
+	KT_CHECK(r.t_stdev >= 288670 && r.t_stdev <= 288680, "stdev %llu",
+		 (unsigned long long)r.t_stdev);
+	for (i = 1; i < 1000; i++)
+		if (s[i - 1] > s[i])
+			break;
+	KT_CHECK(i == 1000, "samples sorted");
+
+	kp_lat_format(line, sizeof(line), "wlat", &r);
+	KT_CHECK(!strncmp(line, "wlat #bytes=64 #iterations=1000 ", 32), "%s", line);
+	KT_CHECK(field(line, "t_min[usec]") == 1.00, "t_min text: %s", line);
+	KT_CHECK(field(line, "t_max[usec]") == 1000.00, "t_max text");
+	KT_CHECK(field(line, "t_typical[usec]") == 501.00, "t_typical text");
+	KT_CHECK(field(line, "t_avg[usec]") == 500.50, "t_avg text");
+	KT_CHECK(field(line, "t_stdev[usec]") == 288.67, "t_stdev text");
+	KT_CHECK(field(line, "99%[usec]") == 990.00, "99%% text");
+	KT_CHECK(field(line, "99.9%[usec]") == 999.00, "99.9%% text");
+
+	/* one sample; rounding of the second decimal */
+	s[0] = 12345;
+	kp_lat_compute(s, 1, 1, 8, &r);
+	KT_CHECK(r.t_min == 12345 && r.t_max == 12345 && r.t_typical == 12345 &&
+		 r.p99 == 12345 && r.p999 == 12345 && r.t_stdev == 0, "n=1");
+	kp_lat_format(line, sizeof(line), "rlat", &r);
+	KT_CHECK(strstr(line, "t_min[usec]=12.35 "), "rounded: %s", line);
+	s[0] = 999994;
+	kp_lat_compute(s, 1, 1, 8, &r);
+	kp_lat_format(line, sizeof(line), "rlat", &r);
+	KT_CHECK(strstr(line, "t_min[usec]=999.99 "), "below carry: %s", line);
+	s[0] = 999995;
+	kp_lat_compute(s, 1, 1, 8, &r);
+	kp_lat_format(line, sizeof(line), "rlat", &r);
+	KT_CHECK(strstr(line, "t_min[usec]=1000.00 "), "carry: %s", line);
+
+	/* two samples: the median is the upper one, as in perftest */
+	s[0] = 300;
+	s[1] = 100;
+	kp_lat_compute(s, 2, 1, 8, &r);
+	KT_CHECK(r.t_typical == 300 && r.t_avg == 200 && r.t_stdev == 100,
+		 "n=2 typical %llu stdev %llu", (unsigned long long)r.t_typical,
+		 (unsigned long long)r.t_stdev);
+	/* an absurd outlier does not overflow the variance */
+	for (i = 0; i < 1000; i++)
+		s[i] = 1000;
+	s[999] = 3600ull * 1000000000ull;
+	kp_lat_compute(s, 1000, 1, 8, &r);
+	KT_CHECK(r.t_max == 3600ull * 1000000000ull && r.t_stdev > 0 &&
+		 r.t_stdev < 3600ull * 1000000000ull, "outlier stdev %llu",
+		 (unsigned long long)r.t_stdev);
+}
+
+static void test_bw(void)
+{
+	u64 post[10], done[10];
+	struct kp_bw_result r;
+	char line[256];
+	u32 i;
+
+	/* message i posted at i*1000 ns, done 5000 ns later; one fast pair */
+	for (i = 0; i < 10; i++) {
+		post[i] = i * 1000;
+		done[i] = post[i] + 5000;
+	}
+	done[4] = post[4] + 1000;
+	/* best pair: posted at 3000, second done at 5000 */
+	KT_CHECK(kp_bw_best_window(post, done, 10, 2) == 2000, "window 2: %llu",
+		 (unsigned long long)kp_bw_best_window(post, done, 10, 2));
+	KT_CHECK(kp_bw_best_window(post, done, 10, 1) == 1000, "window 1");
+	KT_CHECK(kp_bw_best_window(post, done, 10, 10) == 14000, "window n");
+	KT_CHECK(kp_bw_best_window(post, done, 10, 99) == 14000, "window > n");
+	KT_CHECK(kp_bw_best_window(post, done, 0, 4) == 0, "no samples");
+
+	/* 1000 x 1 MiB in 1 s: 1000 MiB/s, 0.001 Mpps */
+	kp_bw_compute(1 << 20, 1000, 1000000000ull, 10, 5000000ull, &r);
+	KT_CHECK(r.bw_avg_x100 == 100000, "avg %llu",
+		 (unsigned long long)r.bw_avg_x100);
+	KT_CHECK(r.bw_peak_x100 == 200000, "peak %llu",
+		 (unsigned long long)r.bw_peak_x100);
+	KT_CHECK(r.msgrate_x1e6 == 1000, "rate %llu",
+		 (unsigned long long)r.msgrate_x1e6);
+	kp_bw_format(line, sizeof(line), "bw", &r);
+	KT_CHECK(field(line, "BW_peak[MiB/sec]") == 2000.00 &&
+		 field(line, "BW_average[MiB/sec]") == 1000.00 &&
+		 field(line, "MsgRate[Mpps]") == 0.001, "bw text: %s", line);
+	KT_CHECK(!strncmp(line, "bw #bytes=1048576 #iterations=1000 ", 35),
+		 "bw head: %s", line);
+	/* 64 B x 1e6 in 0.5 s: 122.07 MiB/s, 2 Mpps; huge totals do not wrap */
+	kp_bw_compute(64, 1000000, 500000000ull, 64, 1, &r);
+	KT_CHECK(r.bw_avg_x100 == 12207 && r.msgrate_x1e6 == 2000000,
+		 "small msgs %llu %llu", (unsigned long long)r.bw_avg_x100,
+		 (unsigned long long)r.msgrate_x1e6);
+	kp_bw_compute(4 << 20, 1000000, 1000000ull, 1, 1000000ull, &r);
+	KT_CHECK(r.bw_avg_x100 == 400000000000ull, "no wrap %llu",
+		 (unsigned long long)r.bw_avg_x100);
+	/* peak is never below average */
+	kp_bw_compute(4096, 100, 1000000ull, 4, 900000ull, &r);
+	KT_CHECK(r.bw_peak_x100 == r.bw_avg_x100, "peak >= avg");
+	kp_bw_compute(4096, 100, 0, 4, 0, &r);
+	KT_CHECK(r.bw_avg_x100 == 0 && r.msgrate_x1e6 == 0, "zero time");
+}
+
+static void test_records(void)
+{
+	struct kp_counters c = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	char head[512], line[512];
+	char hw[16][32], lw[16][32];
+	int nh, nl, i;
+
+	kp_record_header(head, sizeof(head));
+	kp_record_format(line, sizeof(line), 42, "client", "bw", "rxe0", "done",
+			 &c);
+	nh = sscanf(head, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
+		    hw[0], hw[1], hw[2], hw[3], hw[4], hw[5], hw[6], hw[7],
+		    hw[8], hw[9], hw[10], hw[11], hw[12]);
+	nl = sscanf(line, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
+		    lw[0], lw[1], lw[2], lw[3], lw[4], lw[5], lw[6], lw[7],
+		    lw[8], lw[9], lw[10], lw[11], lw[12]);
+	KT_CHECK(nh == 13 && nl == 13, "columns %d %d", nh, nl);
+	KT_CHECK(!strcmp(lw[0], "42") && !strcmp(lw[1], "client") &&
+		 !strcmp(lw[3], "rxe0") && !strcmp(lw[4], "done"), "record");
+	for (i = 5; i < 13 && i < nl; i++)
+		KT_CHECK(atoi(lw[i]) == i - 4, "counter %s=%s", hw[i], lw[i]);
+	kp_ping_format(line, sizeof(line), 10, 4096, true);
+	KT_CHECK(!strcmp(line, "ping #bytes=4096 rounds=10 validated=yes"),
+		 "%s", line);
+}
+
+static void test_payload(void)
+{
+	/* rping's 64-byte payloads for rounds 0 and 1, as printed by rping -v */
+	static const char r0[] =
+		"rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqr";
+	static const char r1[] =
+		"rdma-ping-1: BCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrs";
+	u8 buf[4096];
+	u32 round, size;
+
+	kp_ping_fill(buf, 64, 0);
+	KT_CHECK(!memcmp(buf, r0, 64), "round 0 matches rping");
+	kp_ping_fill(buf, 64, 1);
+	KT_CHECK(!memcmp(buf, r1, 64), "round 1 matches rping");
+	/* round 57 starts at 'z', round 58 wraps back to 'A' */
+	kp_ping_fill(buf, 64, 57);
+	KT_CHECK(buf[14] == 'z' && buf[15] == 'A', "round 57 wraps: %c%c",
+		 buf[14], buf[15]);
+	kp_ping_fill(buf, 64, 58);
+	KT_CHECK(buf[14] == 'A', "round 58 restarts at A");
+	for (round = 0; round < 300; round += 37)
+		for (size = 26; size <= 4096; size = size * 3 + 1) {
+			kp_ping_fill(buf, size, round);
+			KT_CHECK(buf[size - 1] == 0 &&
+				 kp_ping_check(buf, size, round) == -1,
+				 "round %u size %u self-check", round, size);
+			KT_CHECK(kp_ping_check(buf, size, round + 1) >= 0,
+				 "round %u size %u vs next", round, size);
+			buf[size / 2] ^= 1;
+			KT_CHECK(kp_ping_check(buf, size, round) == (long)(size / 2),
+				 "round %u size %u flipped byte found", round,
+				 size);
+		}
+	kp_ping_fill(buf, 26, 2147483647u);
+	KT_CHECK(!memcmp(buf, "rdma-ping-2147483647: ", 22) && buf[25] == 0,
+		 "widest header fits the minimum size");
+}
+
+int main(void)
+{
+	test_lat();
+	test_bw();
+	test_records();
+	test_payload();
+	KT_DONE();
+}
