@@ -1,0 +1,49 @@
+# krping_npu: out-of-tree modules, userspace unit tests and the VM rig.
+#
+#   make            build the modules against KDIR
+#   make unit       userspace unit tests of proc/ (seconds)
+#   make test       everything: unit tests, build checks, VM integration
+#   make demo       boot a VM with rxe, run a server and a client, print results
+#   make bench      krping_npu beside perftest in one VM boot -> results/
+
+KVER ?= $(shell scripts/kver 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+W ?= 1
+
+UNIT_SRCS := proc/kp_opts.c proc/kp_report.c proc/kp_payload.c
+UNIT_TESTS := tests/unit/test_opts tests/unit/test_report
+UNIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O1 -g \
+	       -fsanitize=address,undefined -fno-omit-frame-pointer
+
+.PHONY: all modules clean unit test demo bench setup check
+
+all: modules
+
+modules:
+	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run scripts/setup"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	rm -f $(addsuffix .bin,$(UNIT_TESTS))
+
+tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h tests/unit/kt.h
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS)
+
+unit: $(addsuffix .bin,$(UNIT_TESTS))
+	@scripts/run-unit $^
+
+setup:
+	scripts/setup
+
+test:
+	scripts/setup
+	scripts/test
+
+demo:
+	scripts/setup
+	scripts/demo
+
+bench:
+	scripts/setup
+	scripts/bench

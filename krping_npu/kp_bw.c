@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kp_bw.c - RDMA WRITE bandwidth: a stream of count writes into the peer's
+ * buffer with up to txdepth in flight, each timestamped when posted and
+ * when its completion is reaped.  With duplex the server streams too.
+ */
+#include <linux/ktime.h>
+
+#include "krping_npu.h"
+
+#define KP_BW_BATCH	16
+#define KP_WR_IDX_SHIFT	8	/* wr_id: message index above the kind */
+
+int kp_bw_run(struct kp_cb *cb)
+{
+	u32 depth = min(cb->opts.txdepth, cb->sq_depth - 4);
+	/* signal every quarter of the window, and the last write */
+	u32 sig = max(depth / 4, 1u);
+	struct ib_wc wc[KP_BW_BATCH];
+	u32 posted = 0, done = 0;
+	u64 start, now;
+	int n, i, ret;
+
+	start = ktime_get_ns();
+	while (done < cb->count) {
+		while (posted < cb->count && posted - done < depth) {
+			bool signal = (posted + 1) % sig == 0 ||
+				      posted + 1 == cb->count;
+
+			cb->tpost[posted] = ktime_get_ns();
+			ret = kp_post_rdma(cb, IB_WR_RDMA_WRITE, &cb->rdma,
+					   cb->size, KP_WR_WRITE |
+					   (u64)posted << KP_WR_IDX_SHIFT,
+					   signal, 0);
+			if (ret)
+				return ret;
+			posted++;
+		}
+		n = kp_poll(cb, wc, KP_BW_BATCH, true);
+		if (n < 0)
+			return n;
+		now = ktime_get_ns();
+		for (i = 0; i < n; i++) {
+			if ((u8)wc[i].wr_id == KP_WR_WRITE) {
+				/* this write and every unsignaled one before */
+				u32 last = wc[i].wr_id >> KP_WR_IDX_SHIFT;
+
+				while (done <= last)
+					cb->tdone[done++] = now;
+				continue;
+			}
+			/* a duplex peer finished first: keep its FIN */
+			if (wc[i].wr_id == KP_WR_RECV && !cb->recv_ready) {
+				cb->recv_len = wc[i].byte_len;
+				ib_dma_sync_single_for_cpu(kp_dev(cb),
+							   cb->recv_dma,
+							   KP_CTRL_SIZE,
+							   DMA_BIDIRECTIONAL);
+				cb->recv_ready = true;
+				ret = kp_post_recv(cb);
+				if (ret)
+					return ret;
+				continue;
+			}
+			kp_err(cb, "bw: unexpected completion %llu",
+			       wc[i].wr_id);
+			return -EPROTO;
+		}
+	}
+	kp_stats_bw(cb, cb->count, ktime_get_ns() - start);
+	return 0;
+}

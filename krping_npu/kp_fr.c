@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kp_fr.c - fast-registration test (client only): register the buffer's MR
+ * under a fresh key and invalidate it, count times, each pair timed from
+ * post to the second completion.
+ */
+#include <linux/ktime.h>
+
+#include "krping_npu.h"
+
+int kp_fr_run(struct kp_cb *cb)
+{
+	struct ib_wc wc;
+	u32 i, got;
+	int ret;
+
+	ret = kp_buf_alloc(cb, &cb->rdma, cb->size);
+	if (ret)
+		return ret;
+	ret = kp_stats_alloc(cb);
+	if (ret)
+		return ret;
+	for (i = 0; i < cb->count; i++) {
+		u64 t0 = ktime_get_ns();
+
+		ret = kp_post_reg(cb, &cb->rdma, IB_ACCESS_LOCAL_WRITE |
+				  IB_ACCESS_REMOTE_READ |
+				  IB_ACCESS_REMOTE_WRITE, true);
+		if (ret)
+			return ret;
+		ret = kp_post_inv(cb, &cb->rdma, true);
+		if (ret)
+			return ret;
+		for (got = 0; got < 2; ) {
+			ret = kp_poll(cb, &wc, 1, true);
+			if (ret < 0)
+				return ret;
+			if (wc.wr_id == KP_WR_REG || wc.wr_id == KP_WR_INV)
+				got++;
+		}
+		cb->samples[i] = ktime_get_ns() - t0;
+	}
+	kp_stats_lat(cb, cb->count, 1);
+	return 0;
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kp_ping.c - the rping/krping ping protocol, one round:
+ *
+ *   client                               server
+ *   REG_MR start (new key), SEND info -> RDMA READ client's start
+ *                                     <- SEND (ack)
+ *   REG_MR rdma (new key), SEND info  -> RDMA WRITE into client's rdma
+ *                                     <- SEND (round done)
+ *   validate rdma == start, invalidate the keys the server left alive
+ *
+ * The advertisement is struct kp_rdma_info, the payload kp_ping_fill()'s,
+ * so either side interoperates with rping.  A server whose first message
+ * is a kp_hello hands over to the test modes (kp_test.c).
+ */
+#include <linux/slab.h>
+
+#include "krping_npu.h"
+#include "../proc/kp_payload.h"
+
+#define KP_INFO_LEN	sizeof(struct kp_rdma_info)
+#define KP_SHOW_MAX	64	/* bytes of payload a verbose line shows */
+
+static void kp_ping_result(struct kp_cb *cb, u32 rounds, u32 size)
+{
+	char line[KP_RESULT_MAX];
+
+	kp_ping_format(line, sizeof(line), rounds, size, cb->opts.validate);
+	kp_rec_result(cb, "%s", line);
+}
+
+static int kp_send_info(struct kp_cb *cb, struct kp_buf *b, u32 len,
+			u32 inv_rkey, bool busy)
+{
+	int ret;
+
+	kp_set_info(cb->send_msg, b, len);
+	ret = kp_post_send_msg(cb, KP_INFO_LEN, inv_rkey);
+	if (ret)
+		return ret;
+	return kp_wait_for(cb, KP_WR_SEND, busy);
+}
+
+static int kp_recv_info(struct kp_cb *cb, bool busy)
+{
+	int ret = kp_wait_for(cb, KP_WR_RECV, busy);
+
+	if (ret)
+		return ret;
+	if (cb->recv_len != KP_INFO_LEN) {
+		kp_err(cb, "ping message of %u bytes, want %zu", cb->recv_len,
+		       KP_INFO_LEN);
+		return -EPROTO;
+	}
+	kp_get_info(cb, cb->recv_msg);
+	return 0;
+}
+
+/* The server may have invalidated @b's key with SEND_WITH_INV. */
+static int kp_note_remote_inv(struct kp_cb *cb, struct kp_buf *b)
+{
+	if (!cb->recv_inv_rkey)
+		return 0;
+	if (cb->recv_inv_rkey != b->mr->rkey) {
+		kp_err(cb, "peer invalidated rkey 0x%x, expected 0x%x",
+		       cb->recv_inv_rkey, b->mr->rkey);
+		return -EPROTO;
+	}
+	b->registered = false;
+	return 0;
+}
+
+int kp_ping_client(struct kp_cb *cb)
+{
+	struct ib_device *dev = kp_dev(cb);
+	u32 size = cb->opts.size, round;
+	bool busy = cb->opts.poll;
+	int ret;
+
+	ret = kp_buf_alloc(cb, &cb->start, size);
+	if (ret)
+		return ret;
+	ret = kp_buf_alloc(cb, &cb->rdma, size);
+	if (ret)
+		return ret;
+
+	for (round = 0; round < cb->opts.count; round++) {
+		kp_ping_fill(cb->start.vaddr, size, round);
+		if (cb->opts.validate)
+			memset(cb->rdma.vaddr, 0, size);
+		ib_dma_sync_single_for_device(dev, cb->start.dma, size,
+					      DMA_BIDIRECTIONAL);
+		ib_dma_sync_single_for_device(dev, cb->rdma.dma, size,
+					      DMA_BIDIRECTIONAL);
+
+		/* READ_ADV: the server reads our start buffer */
+		ret = kp_post_reg(cb, &cb->start, IB_ACCESS_LOCAL_WRITE |
+				  IB_ACCESS_REMOTE_READ, false);
+		if (ret)
+			break;
+		ret = kp_send_info(cb, &cb->start, size, 0, busy);
+		if (ret)
+			break;
+		ret = kp_wait_for(cb, KP_WR_RECV, busy);
+		if (ret)
+			break;
+		ret = kp_note_remote_inv(cb, &cb->start);
+		if (ret)
+			break;
+
+		/* WRITE_ADV: the server writes it back into our rdma buffer */
+		ret = kp_post_reg(cb, &cb->rdma, IB_ACCESS_LOCAL_WRITE |
+				  IB_ACCESS_REMOTE_WRITE, false);
+		if (ret)
+			break;
+		ret = kp_send_info(cb, &cb->rdma, size, 0, busy);
+		if (ret)
+			break;
+		ret = kp_wait_for(cb, KP_WR_RECV, busy);
+		if (ret)
+			break;
+		ret = kp_note_remote_inv(cb, &cb->rdma);
+		if (ret)
+			break;
+
+		/* retire the keys of this round */
+		if (cb->start.registered) {
+			ret = kp_post_inv(cb, &cb->start, false);
+			if (ret)
+				break;
+		}
+		if (cb->rdma.registered) {
+			ret = kp_post_inv(cb, &cb->rdma, false);
+			if (ret)
+				break;
+		}
+
+		ib_dma_sync_single_for_cpu(dev, cb->rdma.dma, size,
+					   DMA_BIDIRECTIONAL);
+		if (cb->opts.validate &&
+		    memcmp(cb->start.vaddr, cb->rdma.vaddr, size)) {
+			long at = kp_ping_check(cb->rdma.vaddr, size, round);
+
+			kp_err(cb, "round %u: data differs at byte %ld", round,
+			       at);
+			kp_rec_result(cb, "error=%d validation failed: round %u byte %ld",
+				      -EBADMSG, round, at);
+			ret = -EBADMSG;
+			break;
+		}
+		if (cb->opts.verbose)
+			kp_info(cb, "ping data: %.*s",
+				(int)min_t(u32, size - 1, KP_SHOW_MAX),
+				(char *)cb->rdma.vaddr);
+	}
+	if (ret)
+		return ret;
+	kp_ping_result(cb, round, size);
+	return 0;
+}
+
+/* One served round: READ the client's data, ack, WRITE it back, done. */
+static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len, bool busy)
+{
+	const int sink = IB_ACCESS_LOCAL_WRITE;
+	enum ib_wr_opcode rd = cb->opts.read_inv ? IB_WR_RDMA_READ_WITH_INV :
+			       IB_WR_RDMA_READ;
+	bool use_mr = !cb->opts.local_dma_lkey;
+	u32 wlen;
+	int ret;
+
+	if (cb->remote_len > cb->rdma.size) {
+		kp_err(cb, "round %u: client offers %u bytes, buffer is %u",
+		       round, cb->remote_len, cb->rdma.size);
+		return -EMSGSIZE;
+	}
+	*len = cb->remote_len;
+	if (use_mr) {
+		ret = kp_post_reg(cb, &cb->rdma, sink, false);
+		if (ret)
+			return ret;
+	}
+	ret = kp_post_rdma(cb, rd, &cb->rdma, *len, KP_WR_READ, true, 0);
+	if (ret)
+		return ret;
+	ret = kp_wait_for(cb, KP_WR_READ, busy);
+	if (ret)
+		return ret;
+	if (cb->opts.read_inv)
+		cb->rdma.registered = false;
+
+	ib_dma_sync_single_for_cpu(kp_dev(cb), cb->rdma.dma, *len,
+				   DMA_BIDIRECTIONAL);
+	if (cb->opts.validate) {
+		long at = kp_ping_check(cb->rdma.vaddr, *len, round);
+
+		if (at >= 0) {
+			kp_err(cb, "round %u: byte %ld is not the ping payload",
+			       round, at);
+			kp_rec_result(cb, "error=%d validation failed: round %u byte %ld",
+				      -EBADMSG, round, at);
+			return -EBADMSG;
+		}
+	}
+	if (cb->opts.verbose)
+		kp_info(cb, "server ping data: %.*s",
+			(int)min_t(u32, *len ? *len - 1 : 0, KP_SHOW_MAX),
+			(char *)cb->rdma.vaddr);
+
+	ret = kp_send_info(cb, &cb->rdma, *len,
+			   cb->opts.server_inv ? cb->remote_rkey : 0, busy);
+	if (ret)
+		return ret;
+
+	ret = kp_recv_info(cb, busy);
+	if (ret)
+		return ret;
+	wlen = min(*len, cb->remote_len);
+	if (use_mr && !cb->rdma.registered) {
+		ret = kp_post_reg(cb, &cb->rdma, sink, false);
+		if (ret)
+			return ret;
+	}
+	ret = kp_post_rdma(cb, IB_WR_RDMA_WRITE, &cb->rdma, wlen, KP_WR_WRITE,
+			   true, 0);
+	if (ret)
+		return ret;
+	ret = kp_wait_for(cb, KP_WR_WRITE, busy);
+	if (ret)
+		return ret;
+
+	ret = kp_send_info(cb, &cb->rdma, wlen,
+			   cb->opts.server_inv ? cb->remote_rkey : 0, busy);
+	if (ret)
+		return ret;
+	if (use_mr && cb->rdma.registered)
+		ret = kp_post_inv(cb, &cb->rdma, false);
+	return ret;
+}
+
+int kp_ping_server(struct kp_cb *cb)
+{
+	bool busy = cb->opts.poll;
+	u32 round, len = 0;
+	int ret;
+
+	ret = kp_wait_for(cb, KP_WR_RECV, busy);
+	if (ret == -ECONNRESET) {
+		kp_rec_result(cb, "client left without a message");
+		return 0;
+	}
+	if (ret)
+		return ret;
+	if (cb->recv_len == sizeof(struct kp_hello))
+		return kp_test_server(cb);
+	if (cb->recv_len != KP_INFO_LEN) {
+		kp_err(cb, "first message of %u bytes is neither ping nor hello",
+		       cb->recv_len);
+		return -EPROTO;
+	}
+	if (cb->opts.mode != KP_MODE_PING) {
+		kp_err(cb, "server runs %s, client runs ping",
+		       kp_mode_name(cb->opts.mode));
+		return -EPROTO;
+	}
+	kp_get_info(cb, cb->recv_msg);
+	if (!cb->remote_len || cb->remote_len > KP_MAX_SIZE) {
+		kp_err(cb, "client offers %u bytes, limit %u", cb->remote_len,
+		       KP_MAX_SIZE);
+		return -EMSGSIZE;
+	}
+	ret = kp_buf_alloc(cb, &cb->rdma, cb->remote_len);
+	if (ret)
+		return ret;
+
+	for (round = 0; ; round++) {
+		if (round) {
+			ret = kp_recv_info(cb, busy);
+			if (ret == -ECONNRESET) {
+				ret = 0;	/* the client is done */
+				break;
+			}
+			if (ret)
+				return ret;
+		}
+		ret = kp_serve_round(cb, round, &len, busy);
+		if (ret)
+			return ret;
+	}
+	kp_ping_result(cb, round, len);
+	return 0;
+}

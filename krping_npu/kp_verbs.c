@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kp_verbs.c - verbs resources of one test: PD, CQ, QP, control messages,
+ * data buffers with their fast-reg MRs, posting and reaping.
+ *
+ * Only ib_dma_* touches DMA: rxe and siw are virt-DMA devices with no
+ * dma_device, where dma_map_* would crash.
+ */
+#include <linux/slab.h>
+#include <linux/gfp.h>
+#include <linux/sched/signal.h>
+#include <linux/bottom_half.h>
+#include <linux/ktime.h>
+
+#include "krping_npu.h"
+
+static void kp_cq_handler(struct ib_cq *cq, void *ctx)
+{
+	struct kp_cb *cb = ctx;
+
+	WRITE_ONCE(cb->cq_event, true);
+	wake_up_interruptible(&cb->wq);
+}
+
+static void kp_cq_event(struct ib_event *ev, void *ctx)
+{
+	struct kp_cb *cb = ctx;
+
+	pr_err(KP_NAME " %u: CQ event %s\n", cb->rec->id,
+	       ib_event_msg(ev->event));
+}
+
+static void kp_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct kp_cb *cb = ctx;
+
+	pr_err(KP_NAME " %u: QP event %s\n", cb->rec->id,
+	       ib_event_msg(ev->event));
+}
+
+static int kp_ctrl_alloc(struct kp_cb *cb, void **msg, u64 *dma)
+{
+	struct ib_device *dev = kp_dev(cb);
+
+	*msg = kzalloc(KP_CTRL_SIZE, GFP_KERNEL);
+	if (!*msg)
+		return -ENOMEM;
+	*dma = ib_dma_map_single(dev, *msg, KP_CTRL_SIZE, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, *dma)) {
+		kfree(*msg);
+		*msg = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void kp_ctrl_free(struct kp_cb *cb, void **msg, u64 dma)
+{
+	if (!*msg)
+		return;
+	ib_dma_unmap_single(kp_dev(cb), dma, KP_CTRL_SIZE, DMA_BIDIRECTIONAL);
+	kfree(*msg);
+	*msg = NULL;
+}
+
+int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
+{
+	struct ib_device *dev = id->device;
+	struct ib_cq_init_attr cq_attr = {};
+	struct ib_qp_init_attr qp_attr = {};
+	int ret, i;
+
+	kp_rec_set_dev(cb, dev);
+	cb->rd_atom = min3(dev->attrs.max_qp_rd_atom,
+			   dev->attrs.max_qp_init_rd_atom, KP_MAX_RD_ATOM);
+	cb->sq_depth = min_t(u32, cb->opts.txdepth + KP_SQ_EXTRA,
+			     dev->attrs.max_qp_wr);
+	cb->cq_depth = min_t(u32, cb->sq_depth + 2 * KP_RQ_DEPTH,
+			     dev->attrs.max_cqe);
+
+	cb->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(cb->pd)) {
+		ret = PTR_ERR(cb->pd);
+		cb->pd = NULL;
+		kp_err(cb, "ib_alloc_pd: %d", ret);
+		return ret;
+	}
+
+	cq_attr.cqe = cb->cq_depth;
+	cb->cq = ib_create_cq(dev, kp_cq_handler, kp_cq_event, cb, &cq_attr);
+	if (IS_ERR(cb->cq)) {
+		ret = PTR_ERR(cb->cq);
+		cb->cq = NULL;
+		kp_err(cb, "ib_create_cq(%u): %d", cb->cq_depth, ret);
+		return ret;
+	}
+
+	qp_attr.event_handler = kp_qp_event;
+	qp_attr.qp_context = cb;
+	qp_attr.send_cq = cb->cq;
+	qp_attr.recv_cq = cb->cq;
+	qp_attr.cap.max_send_wr = cb->sq_depth;
+	qp_attr.cap.max_recv_wr = 2 * KP_RQ_DEPTH;
+	qp_attr.cap.max_send_sge = 1;
+	qp_attr.cap.max_recv_sge = 1;
+	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qp_attr.qp_type = IB_QPT_RC;
+	ret = rdma_create_qp(id, cb->pd, &qp_attr);
+	if (ret) {
+		kp_err(cb, "rdma_create_qp(sq %u): %d", cb->sq_depth, ret);
+		return ret;
+	}
+	cb->qp = id->qp;
+
+	ret = kp_ctrl_alloc(cb, &cb->recv_msg, &cb->recv_dma);
+	if (ret)
+		return ret;
+	ret = kp_ctrl_alloc(cb, &cb->send_msg, &cb->send_dma);
+	if (ret)
+		return ret;
+	for (i = 0; i < KP_RQ_DEPTH; i++) {
+		ret = kp_post_recv(cb);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Frees whatever kp_setup_verbs() and the tests set up; safe on partial. */
+void kp_free_verbs(struct kp_cb *cb)
+{
+	struct rdma_cm_id *id = cb->child_id ?: cb->cm_id;
+
+	if (cb->qp) {
+		rdma_destroy_qp(id);
+		cb->qp = NULL;
+	}
+	kp_stats_free(cb);
+	if (cb->pd) {
+		kp_buf_free(cb, &cb->start);
+		kp_buf_free(cb, &cb->rdma);
+		kp_ctrl_free(cb, &cb->recv_msg, cb->recv_dma);
+		kp_ctrl_free(cb, &cb->send_msg, cb->send_dma);
+	}
+	if (cb->cq) {
+		ib_destroy_cq(cb->cq);
+		cb->cq = NULL;
+	}
+	if (cb->pd) {
+		ib_dealloc_pd(cb->pd);
+		cb->pd = NULL;
+	}
+}
+
+int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
+{
+	struct ib_device *dev = kp_dev(cb);
+	u32 npages = DIV_ROUND_UP(size, PAGE_SIZE);
+	int n;
+
+	if (npages > dev->attrs.max_fast_reg_page_list_len) {
+		kp_err(cb, "size %u needs %u MR pages, device allows %u", size,
+		       npages, dev->attrs.max_fast_reg_page_list_len);
+		return -EINVAL;
+	}
+	b->size = size;
+	b->vaddr = alloc_pages_exact(PAGE_ALIGN(size),
+				     GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	if (!b->vaddr) {
+		kp_err(cb, "no %u contiguous bytes of host memory", size);
+		return -ENOMEM;
+	}
+	b->dma = ib_dma_map_single(dev, b->vaddr, size, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, b->dma)) {
+		free_pages_exact(b->vaddr, PAGE_ALIGN(size));
+		b->vaddr = NULL;
+		return -ENOMEM;
+	}
+	b->mapped = true;
+
+	b->mr = ib_alloc_mr(cb->pd, IB_MR_TYPE_MEM_REG, npages);
+	if (IS_ERR(b->mr)) {
+		int ret = PTR_ERR(b->mr);
+
+		b->mr = NULL;
+		kp_err(cb, "ib_alloc_mr(%u pages): %d", npages, ret);
+		return ret;
+	}
+	sg_init_table(&b->sg, 1);
+	sg_dma_address(&b->sg) = b->dma;
+	sg_dma_len(&b->sg) = size;
+	n = ib_map_mr_sg(b->mr, &b->sg, 1, NULL, PAGE_SIZE);
+	if (n != 1) {
+		kp_err(cb, "ib_map_mr_sg: %d", n);
+		return n < 0 ? n : -EINVAL;
+	}
+	return 0;
+}
+
+void kp_buf_free(struct kp_cb *cb, struct kp_buf *b)
+{
+	if (b->mr)
+		ib_dereg_mr(b->mr);
+	if (b->mapped)
+		ib_dma_unmap_single(kp_dev(cb), b->dma, b->size,
+				    DMA_BIDIRECTIONAL);
+	if (b->vaddr)
+		free_pages_exact(b->vaddr, PAGE_ALIGN(b->size));
+	memset(b, 0, sizeof(*b));
+}
+
+/* Post with bottom halves off so a software device's tasklet runs at once. */
+static int kp_post_send(struct kp_cb *cb, const struct ib_send_wr *wr)
+{
+	const struct ib_send_wr *bad;
+	int ret;
+
+	local_bh_disable();
+	ret = ib_post_send(cb->qp, wr, &bad);
+	local_bh_enable();
+	if (ret)
+		kp_err(cb, "ib_post_send(opcode %d): %d", bad->opcode, ret);
+	else if (wr->send_flags & IB_SEND_SIGNALED)
+		cb->sends_out++;
+	return ret;
+}
+
+int kp_post_recv(struct kp_cb *cb)
+{
+	struct ib_sge sge = {
+		.addr = cb->recv_dma,
+		.length = KP_CTRL_SIZE,
+		.lkey = cb->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_id = KP_WR_RECV,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	const struct ib_recv_wr *bad;
+	int ret;
+
+	ret = ib_post_recv(cb->qp, &wr, &bad);
+	if (ret)
+		kp_err(cb, "ib_post_recv: %d", ret);
+	return ret;
+}
+
+/* Send @len bytes of send_msg; with @inv_rkey, SEND_WITH_INV of that key. */
+int kp_post_send_msg(struct kp_cb *cb, u32 len, u32 inv_rkey)
+{
+	struct ib_sge sge = {
+		.addr = cb->send_dma,
+		.length = len,
+		.lkey = cb->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_id = KP_WR_SEND,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = inv_rkey ? IB_WR_SEND_WITH_INV : IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.ex.invalidate_rkey = inv_rkey,
+	};
+
+	ib_dma_sync_single_for_device(kp_dev(cb), cb->send_dma, KP_CTRL_SIZE,
+				      DMA_BIDIRECTIONAL);
+	cb->send_len = len;
+	return kp_post_send(cb, &wr);
+}
+
+/* Register @b's MR under a fresh key with @access. */
+int kp_post_reg(struct kp_cb *cb, struct kp_buf *b, int access, bool signal)
+{
+	struct ib_reg_wr wr = {
+		.wr = {
+			.wr_id = KP_WR_REG,
+			.opcode = IB_WR_REG_MR,
+			.send_flags = signal ? IB_SEND_SIGNALED : 0,
+		},
+		.mr = b->mr,
+		.access = access,
+	};
+	int ret;
+
+	ib_update_fast_reg_key(b->mr, (u8)ib_inc_rkey(b->mr->rkey));
+	wr.key = b->mr->rkey;
+	ret = kp_post_send(cb, &wr.wr);
+	if (!ret)
+		b->registered = true;
+	return ret;
+}
+
+int kp_post_inv(struct kp_cb *cb, struct kp_buf *b, bool signal)
+{
+	struct ib_send_wr wr = {
+		.wr_id = KP_WR_INV,
+		.opcode = IB_WR_LOCAL_INV,
+		.send_flags = signal ? IB_SEND_SIGNALED : 0,
+		.ex.invalidate_rkey = b->mr->rkey,
+	};
+	int ret;
+
+	ret = kp_post_send(cb, &wr);
+	if (!ret)
+		b->registered = false;
+	return ret;
+}
+
+/* The local SGE of @b: through its MR, or the PD's local_dma_lkey. */
+void kp_sge_local(struct kp_cb *cb, struct kp_buf *b, struct ib_sge *sge,
+		  u32 len)
+{
+	sge->addr = b->dma;
+	sge->length = len;
+	sge->lkey = cb->opts.local_dma_lkey ? cb->pd->local_dma_lkey :
+		    b->mr->lkey;
+}
+
+/* RDMA READ/WRITE(_WITH_IMM) between @b and the peer's advertised buffer. */
+int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
+		 u32 len, u64 wr_id, bool signal, u32 imm)
+{
+	struct ib_sge sge;
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = wr_id,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = op,
+			.send_flags = signal ? IB_SEND_SIGNALED : 0,
+		},
+		.remote_addr = cb->remote_addr,
+		.rkey = cb->remote_rkey,
+	};
+
+	struct kp_counters *c = &cb->rec->cnt;
+	int ret;
+
+	kp_sge_local(cb, b, &sge, len);
+	if (op == IB_WR_RDMA_WRITE_WITH_IMM)
+		wr.wr.ex.imm_data = cpu_to_be32(imm);
+	if (op == IB_WR_RDMA_READ_WITH_INV)
+		wr.wr.ex.invalidate_rkey = b->mr->rkey;
+	ret = kp_post_send(cb, &wr.wr);
+	if (ret)
+		return ret;
+	/* counted when posted: most writes are unsignaled */
+	if (op == IB_WR_RDMA_READ || op == IB_WR_RDMA_READ_WITH_INV) {
+		c->read_msgs++;
+		c->read_bytes += len;
+	} else {
+		c->write_msgs++;
+		c->write_bytes += len;
+	}
+	return 0;
+}
+
+void kp_set_info(struct kp_rdma_info *info, struct kp_buf *b, u32 len)
+{
+	info->buf = cpu_to_be64(b->mr->iova);
+	info->rkey = cpu_to_be32(b->mr->rkey);
+	info->size = cpu_to_be32(len);
+}
+
+void kp_get_info(struct kp_cb *cb, const struct kp_rdma_info *info)
+{
+	cb->remote_addr = be64_to_cpu(info->buf);
+	cb->remote_rkey = be32_to_cpu(info->rkey);
+	cb->remote_len = be32_to_cpu(info->size);
+}
+
+/* -ECONNRESET once the peer disconnected or the CM reported an error. */
+int kp_cm_check(struct kp_cb *cb)
+{
+	if (READ_ONCE(cb->cm_state) >= KP_CM_DISCONNECTED)
+		return READ_ONCE(cb->cm_error) ?: -ECONNRESET;
+	return 0;
+}
+
+static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)
+{
+	struct kp_counters *c = &cb->rec->cnt;
+
+	switch (wc->opcode) {
+	case IB_WC_SEND:
+		c->send_msgs++;
+		c->send_bytes += cb->send_len;
+		break;
+	case IB_WC_RECV:
+		c->recv_msgs++;
+		c->recv_bytes += wc->byte_len;
+		break;
+	case IB_WC_RECV_RDMA_WITH_IMM:
+		c->recv_msgs++;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Reap up to @max completions into @wc, waiting for at least one for at
+ * most the test's timeout.  @busy spins (latency and bandwidth loops), else
+ * the CQ is armed and the caller sleeps.  Returns the number reaped, or
+ * -ETIMEDOUT, -EINTR, -ECONNRESET (peer gone), -EIO (a completion error).
+ */
+int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, bool busy)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(cb->wait_ms);
+	unsigned int spins = 0;
+	int n, i;
+
+	for (;;) {
+		local_bh_disable();
+		n = ib_poll_cq(cb->cq, max, wc);
+		local_bh_enable();
+		if (n < 0) {
+			kp_err(cb, "ib_poll_cq: %d", n);
+			return n;
+		}
+		if (n)
+			break;
+		if (kp_cm_check(cb))
+			return kp_cm_check(cb);
+		if (busy) {
+			if (++spins % 64)
+				continue;
+			if (signal_pending(current))
+				return -EINTR;
+			if (time_after(jiffies, deadline))
+				goto timeout;
+			cond_resched();
+			continue;
+		}
+		WRITE_ONCE(cb->cq_event, false);
+		if (ib_req_notify_cq(cb->cq, IB_CQ_NEXT_COMP |
+				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+			continue;
+		if (time_after_eq(jiffies, deadline))
+			goto timeout;
+		if (wait_event_interruptible_timeout(cb->wq,
+				READ_ONCE(cb->cq_event) || kp_cm_check(cb),
+				deadline - jiffies) < 0)
+			return -EINTR;
+	}
+
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != IB_WC_SUCCESS) {
+			if (wc[i].status == IB_WC_WR_FLUSH_ERR &&
+			    kp_cm_check(cb))
+				return kp_cm_check(cb);
+			kp_err(cb, "completion of wr %llu: %s (vendor 0x%x)",
+			       wc[i].wr_id, ib_wc_status_msg(wc[i].status),
+			       wc[i].vendor_err);
+			return -EIO;
+		}
+		/* every send-queue completion is of a signaled WR */
+		if (!(wc[i].opcode & IB_WC_RECV))
+			cb->sends_out--;
+		kp_count(cb, &wc[i]);
+	}
+	return n;
+
+timeout:
+	kp_err(cb, "no completion within %u ms", cb->wait_ms);
+	return -ETIMEDOUT;
+}
+
+/*
+ * Wait for the next completion of kind @want.  Signaled sends completing on
+ * the way are reaped; a message arriving while waiting for something else
+ * is kept (cb->recv_ready) for the next wait for KP_WR_RECV: the protocols
+ * have at most one message in flight towards each side, so the single
+ * receive buffer stays intact until this side answers it.  Receives are
+ * reposted at once.
+ */
+int kp_wait_for(struct kp_cb *cb, enum kp_wr want, bool busy)
+{
+	struct ib_wc wc;
+	int ret;
+
+	if (want == KP_WR_RECV && cb->recv_ready) {
+		cb->recv_ready = false;
+		return 0;
+	}
+	for (;;) {
+		ret = kp_poll(cb, &wc, 1, busy);
+		if (ret < 0)
+			return ret;
+		if (wc.wr_id == KP_WR_RECV) {
+			if (cb->recv_ready) {
+				kp_err(cb, "a second message before the first was handled");
+				return -EPROTO;
+			}
+			ib_dma_sync_single_for_cpu(kp_dev(cb), cb->recv_dma,
+						   KP_CTRL_SIZE,
+						   DMA_BIDIRECTIONAL);
+			cb->recv_len = wc.byte_len;
+			cb->recv_inv_rkey = wc.wc_flags & IB_WC_WITH_INVALIDATE ?
+					    wc.ex.invalidate_rkey : 0;
+			ret = kp_post_recv(cb);
+			if (ret)
+				return ret;
+			if (want == KP_WR_RECV)
+				return 0;
+			cb->recv_ready = true;
+			continue;
+		}
+		if (wc.wr_id == want)
+			return 0;
+	}
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * krping_npu.h - shared definitions of the krping_npu ULP.
+ *
+ * One test is one struct kp_cb, driven from start to end by the process that
+ * wrote its command to /proc/krping_npu.  The rdma_cm and CQ callbacks only
+ * record events and wake that process; every verb is posted and every
+ * completion reaped in its context.
+ */
+#ifndef KRPING_NPU_H
+#define KRPING_NPU_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "../proc/kp_opts.h"
+#include "../proc/kp_report.h"
+
+#define KP_NAME			"krping_npu"
+#define KP_RESULT_MAX		400
+#define KP_RQ_DEPTH		16	/* receives kept posted */
+#define KP_SQ_EXTRA		16	/* send slots beyond txdepth */
+#define KP_MAX_RD_ATOM		16	/* RDMA READs in flight we ask for */
+
+/* The rping/krping advertisement: 16 bytes, network order. */
+struct kp_rdma_info {
+	__be64 buf;
+	__be32 rkey;
+	__be32 size;
+} __packed;
+
+#define KP_HELLO_MAGIC		0x4b504e55	/* "KPNU" */
+#define KP_HELLO_VERSION	1
+
+enum kp_msg_type {
+	KP_MSG_HELLO = 1,	/* client: test parameters and its buffer */
+	KP_MSG_HELLO_ACK = 2,	/* server: status and its buffer */
+	KP_MSG_FIN = 3,		/* this side's part of the test is done */
+};
+
+#define KP_HELLO_DUPLEX		0x01
+
+/* Test-mode control message; never sent in ping mode (rping speaks 16B). */
+struct kp_hello {
+	struct kp_rdma_info info;
+	__be32 magic;
+	u8 version;
+	u8 type;
+	u8 mode;
+	u8 flags;
+	__be32 count;
+	__be32 status;		/* HELLO_ACK: 0 or a positive errno */
+} __packed;
+
+#define KP_CTRL_SIZE		sizeof(struct kp_hello)
+
+/* What a work request was for, in its wr_id. */
+enum kp_wr {
+	KP_WR_SEND = 1,
+	KP_WR_RECV,
+	KP_WR_READ,
+	KP_WR_WRITE,
+	KP_WR_REG,
+	KP_WR_INV,
+};
+
+enum kp_cm_state {
+	KP_CM_IDLE,
+	KP_CM_CONNECT_REQUEST,
+	KP_CM_ADDR_RESOLVED,
+	KP_CM_ROUTE_RESOLVED,
+	KP_CM_CONNECTED,
+	KP_CM_DISCONNECTED,
+	KP_CM_ERROR,
+};
+
+enum kp_rec_state {
+	KP_REC_RUNNING,
+	KP_REC_DONE,
+	KP_REC_FAILED,
+};
+
+/* What /proc/krping_npu shows of one test; outlives the test. */
+struct kp_record {
+	struct list_head node;
+	u32 id;
+	enum kp_role role;
+	enum kp_mode mode;
+	enum kp_rec_state state;
+	char dev[IB_DEVICE_NAME_MAX];
+	struct kp_counters cnt;
+	char result[KP_RESULT_MAX];
+};
+
+/* A data buffer: physically contiguous host memory and its fast-reg MR. */
+struct kp_buf {
+	void *vaddr;
+	u64 dma;
+	u32 size;
+	struct ib_mr *mr;
+	struct scatterlist sg;
+	bool mapped;		/* dma holds an ib_dma_map_single() address */
+	bool registered;	/* the MR's current key is valid */
+};
+
+struct kp_cb {
+	struct kp_opts opts;
+	struct kp_record *rec;
+	wait_queue_head_t wq;
+
+	/* rdma_cm, written by kp_cma_handler */
+	enum kp_cm_state cm_state;
+	int cm_error;
+	struct rdma_cm_id *cm_id;	/* client: the connection; server: listener */
+	struct rdma_cm_id *child_id;	/* server: the accepted connection */
+	u8 peer_initiator_depth;	/* from the connect request */
+	u8 peer_responder_resources;
+
+	/* verbs */
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	u32 sq_depth;
+	u32 cq_depth;
+	u8 rd_atom;
+	bool cq_event;		/* set by the CQ handler */
+	unsigned int sends_out;	/* signaled sends not yet completed */
+	u32 send_len;		/* bytes of the last SEND posted */
+	u32 wait_ms;		/* bound of the current wait */
+
+	/* control messages (host memory, local_dma_lkey) */
+	void *recv_msg;
+	u64 recv_dma;
+	void *send_msg;
+	u64 send_dma;
+	bool recv_ready;	/* a message arrived, not yet consumed */
+	u32 recv_len;		/* byte_len of the last receive */
+	u32 recv_inv_rkey;	/* rkey the peer invalidated, 0 if none */
+
+	/* data: ping client: start (read by the server), rdma (written by
+	 * it); server and the test modes: rdma only.
+	 */
+	struct kp_buf start;
+	struct kp_buf rdma;
+
+	/* the peer's advertised buffer */
+	u64 remote_addr;
+	u32 remote_rkey;
+	u32 remote_len;
+
+	/* test-mode parameters, from the client's hello on the server */
+	enum kp_mode mode;
+	u32 count;
+	u32 size;
+	bool duplex;
+
+	/* preallocated timestamps, ns */
+	u64 *samples;
+	u64 *tpost;
+	u64 *tdone;
+};
+
+static inline struct ib_device *kp_dev(struct kp_cb *cb)
+{
+	return cb->pd->device;
+}
+
+/* kp_main.c */
+void kp_rec_result(struct kp_cb *cb, const char *fmt, ...) __printf(2, 3);
+void kp_rec_set_dev(struct kp_cb *cb, struct ib_device *dev);
+
+/* kp_cm.c */
+int kp_run_client(struct kp_cb *cb);
+int kp_run_server(struct kp_cb *cb);
+
+/* kp_verbs.c */
+int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id);
+void kp_free_verbs(struct kp_cb *cb);
+int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size);
+void kp_buf_free(struct kp_cb *cb, struct kp_buf *b);
+int kp_post_recv(struct kp_cb *cb);
+int kp_post_send_msg(struct kp_cb *cb, u32 len, u32 inv_rkey);
+int kp_post_reg(struct kp_cb *cb, struct kp_buf *b, int access, bool signal);
+int kp_post_inv(struct kp_cb *cb, struct kp_buf *b, bool signal);
+int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
+		 u32 len, u64 wr_id, bool signal, u32 imm);
+int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, bool busy);
+int kp_wait_for(struct kp_cb *cb, enum kp_wr want, bool busy);
+void kp_sge_local(struct kp_cb *cb, struct kp_buf *b, struct ib_sge *sge,
+		  u32 len);
+void kp_set_info(struct kp_rdma_info *info, struct kp_buf *b, u32 len);
+void kp_get_info(struct kp_cb *cb, const struct kp_rdma_info *info);
+int kp_cm_check(struct kp_cb *cb);
+
+/* kp_ping.c */
+int kp_ping_client(struct kp_cb *cb);
+int kp_ping_server(struct kp_cb *cb);
+
+/* kp_test.c: hello/fin exchange shared by the test modes */
+int kp_test_client(struct kp_cb *cb);
+int kp_test_server(struct kp_cb *cb);
+
+/* kp_rlat.c, kp_wlat.c, kp_bw.c, kp_fr.c */
+int kp_rlat_run(struct kp_cb *cb);
+int kp_wlat_run(struct kp_cb *cb);
+int kp_bw_run(struct kp_cb *cb);
+int kp_fr_run(struct kp_cb *cb);
+
+/* kp_stats.c */
+int kp_stats_alloc(struct kp_cb *cb);
+void kp_stats_free(struct kp_cb *cb);
+void kp_stats_lat(struct kp_cb *cb, u32 n, u32 div);
+void kp_stats_bw(struct kp_cb *cb, u32 n, u64 total_ns);
+
+#define kp_err(cb, fmt, ...) \
+	pr_err(KP_NAME " %u: " fmt "\n", (cb)->rec->id, ##__VA_ARGS__)
+#define kp_info(cb, fmt, ...) \
+	pr_info(KP_NAME " %u: " fmt "\n", (cb)->rec->id, ##__VA_ARGS__)
+
+#endif /* KRPING_NPU_H */
