@@ -71,6 +71,11 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
 	int ret, i;
 
 	kp_rec_set_dev(cb, dev);
+	if (cb->opts.read_inv && !rdma_cap_read_inv(dev, id->port_num)) {
+		kp_err(cb, "read_inv: %s has no RDMA READ with invalidate (iWARP only)",
+		       dev_name(&dev->dev));
+		return -EOPNOTSUPP;
+	}
 	cb->rd_atom = min3(dev->attrs.max_qp_rd_atom,
 			   dev->attrs.max_qp_init_rd_atom, KP_MAX_RD_ATOM);
 	cb->sq_depth = min_t(u32, cb->opts.txdepth + KP_SQ_EXTRA,

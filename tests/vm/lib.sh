@@ -67,3 +67,82 @@ kp_write() {
 kp_result() {
 	grep "^$1 " /proc/krping_npu
 }
+
+# The id of the newest record in /proc/krping_npu (0 if none).
+kp_last_id() {
+	awk '$1 ~ /^[0-9]+$/ && $2 != "result:" { id = $1 } END { print id + 0 }' \
+		/proc/krping_npu
+}
+
+# kp_rec ID: the record line of test ID; kp_res ID: its result text.
+kp_rec() { awk -v id="$1" '$1 == id && $2 != "result:"' /proc/krping_npu; }
+kp_res() { sed -n "s/^$1 result: //p" /proc/krping_npu; }
+
+# kp_col ID COLUMN: one column of the record (1-based, see the header).
+kp_col() { kp_rec "$1" | awk -v c="$2" '{ print $c }'; }
+
+# kp_num "RESULT" KEY: the value of KEY=value in a result line.
+kp_num() {
+	echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2; exit }'
+}
+
+# kp_pair "SERVER_OPTS" "CLIENT_OPTS": run a server and a client of ours.
+# Sets SID/CID (record ids), SRV/CLI (kpwrite's "ret=N" or "errno=N") and
+# SLEN/CLEN (the commands' lengths, which a successful write returns).
+kp_pair() {
+	base=$(kp_last_id)
+	scmd="server,$1" ccmd="client,$2"
+	SLEN=${#scmd} CLEN=${#ccmd}
+	kpwrite "$scmd" > /tmp/srv.out 2>&1 &
+	spid=$!
+	SID=$((base + 1))
+	i=0
+	while [ -z "$(kp_rec $SID)" ] && [ $i -lt 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	sleep 0.2		# from record to rdma_listen
+	CLI=$(kpwrite "$ccmd")
+	CID=$((SID + 1))
+	wait $spid
+	SRV=$(cat /tmp/srv.out)
+}
+
+# kp_fcmp A OP B: compare two numeric expressions (our own numbers only).
+kp_fcmp() { awk "BEGIN { exit !(($1) $2 ($3)) }"; }
+
+# kp_check_lat RESULT MODE SIZE COUNT: a plausible latency result line.
+kp_check_lat() {
+	r=$1
+	[ "$(echo "$r" | cut -d' ' -f1)" = "$2" ] || { kp_why "mode: $r"; return 1; }
+	[ "$(kp_num "$r" '#bytes')" = "$3" ] || { kp_why "bytes: $r"; return 1; }
+	[ "$(kp_num "$r" '#iterations')" = "$4" ] || { kp_why "iterations: $r"; return 1; }
+	mn=$(kp_num "$r" 't_min[usec]'); mx=$(kp_num "$r" 't_max[usec]')
+	ty=$(kp_num "$r" 't_typical[usec]'); av=$(kp_num "$r" 't_avg[usec]')
+	p99=$(kp_num "$r" '99%[usec]'); p999=$(kp_num "$r" '99.9%[usec]')
+	sd=$(kp_num "$r" 't_stdev[usec]')
+	for v in "$mn" "$mx" "$ty" "$av" "$p99" "$p999" "$sd"; do
+		[ -n "$v" ] || { kp_why "missing field: $r"; return 1; }
+	done
+	kp_fcmp "$mn" '>' 0 && kp_fcmp "$mn" '<=' "$ty" && kp_fcmp "$ty" '<=' "$mx" &&
+		kp_fcmp "$ty" '<=' "$p99" && kp_fcmp "$p99" '<=' "$p999" &&
+		kp_fcmp "$p999" '<=' "$mx" && kp_fcmp "$mn" '<=' "$av" &&
+		kp_fcmp "$av" '<=' "$mx" && kp_fcmp "$sd" '>=' 0 ||
+		{ kp_why "implausible: $r"; return 1; }
+}
+
+# kp_check_bw RESULT SIZE COUNT: a plausible bandwidth result line.
+kp_check_bw() {
+	r=$1
+	[ "$(echo "$r" | cut -d' ' -f1)" = "bw" ] || { kp_why "mode: $r"; return 1; }
+	[ "$(kp_num "$r" '#bytes')" = "$2" ] || { kp_why "bytes: $r"; return 1; }
+	[ "$(kp_num "$r" '#iterations')" = "$3" ] || { kp_why "iterations: $r"; return 1; }
+	pk=$(kp_num "$r" 'BW_peak[MiB/sec]'); avg=$(kp_num "$r" 'BW_average[MiB/sec]')
+	rate=$(kp_num "$r" 'MsgRate[Mpps]')
+	[ -n "$pk" ] && [ -n "$avg" ] && [ -n "$rate" ] || { kp_why "missing field: $r"; return 1; }
+	kp_fcmp "$avg" '>' 0 && kp_fcmp "$pk" '>=' "$avg" && kp_fcmp "$rate" '>' 0 ||
+		{ kp_why "implausible: $r"; return 1; }
+	# MsgRate and BW_average describe the same run
+	kp_fcmp "$rate * 1000000 * $2 / 1048576" '>' "$avg * 0.98" &&
+		kp_fcmp "$rate * 1000000 * $2 / 1048576" '<' "$avg * 1.02 + 0.02" ||
+		{ kp_why "BW_average and MsgRate disagree: $r"; return 1; }
+}

@@ -1,0 +1,199 @@
+# VM integration tests of krping_npu on rxe (issue: host-memory foundation).
+. /lib/kp/lib.sh
+cp /root/kpwrite /usr/bin/kpwrite
+A=192.0.2.1
+PORT=9100
+
+t_setup() {
+	kp_rxe_up || { kp_why "rxe0 did not come up"; return 1; }
+	insmod $KP/krping_npu.ko || { kp_why "insmod failed"; return 1; }
+	[ "$(stat -c %a /proc/krping_npu)" = 600 ] || { kp_why "mode is not 0600"; return 1; }
+}
+kp_test setup t_setup
+
+# ping + validate between our server and client at several sizes
+t_ping() {
+	size=$1 count=$2
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,validate" \
+		"addr=$A,port=$PORT,size=$size,count=$count,validate"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+		{ kp_why "writes returned srv=$SRV cli=$CLI, want $SLEN/$CLEN"; return 1; }
+	want="ping #bytes=$size rounds=$count validated=yes"
+	[ "$(kp_res $CID)" = "$want" ] || { kp_why "client result: $(kp_res $CID)"; return 1; }
+	[ "$(kp_res $SID)" = "$want" ] || { kp_why "server result: $(kp_res $SID)"; return 1; }
+	[ "$(kp_col $SID 5)" = done ] && [ "$(kp_col $CID 5)" = done ] || { kp_why "state"; return 1; }
+	# server: one READ and one WRITE of size bytes per round
+	[ "$(kp_col $SID 11)" = $((size * count)) ] && [ "$(kp_col $SID 13)" = $((size * count)) ] &&
+		[ "$(kp_col $SID 10)" = "$count" ] && [ "$(kp_col $SID 12)" = "$count" ] ||
+		{ kp_why "server counters: $(kp_rec $SID)"; return 1; }
+	# client: two 16-byte advertisements out and two messages in per round
+	[ "$(kp_col $CID 6)" = $((2 * count)) ] && [ "$(kp_col $CID 7)" = $((32 * count)) ] &&
+		[ "$(kp_col $CID 8)" = $((2 * count)) ] ||
+		{ kp_why "client counters: $(kp_rec $CID)"; return 1; }
+}
+kp_test ping-64B t_ping 64 50
+kp_test ping-4KiB t_ping 4096 50
+kp_test ping-64KiB t_ping 65536 20
+kp_test ping-1MiB t_ping 1048576 10
+
+# ping variants: busy polling, local_dma_lkey, server-side invalidation
+t_ping_opts() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,validate,$1" "addr=$A,port=$PORT,count=20,size=1000,validate,$2"
+	want="ping #bytes=1000 rounds=20 validated=yes"
+	[ "$(kp_res $CID)" = "$want" ] && [ "$(kp_res $SID)" = "$want" ] ||
+		{ kp_why "srv=$SRV cli=$CLI: $(kp_res $SID) / $(kp_res $CID)"; return 1; }
+}
+kp_test ping-poll t_ping_opts poll poll
+kp_test ping-local-dma-lkey t_ping_opts local_dma_lkey local_dma_lkey
+kp_test ping-server-inv t_ping_opts server_inv verbose
+
+# RDMA READ with invalidate is iWARP-only: a RoCE server says so, refuses
+t_read_inv() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,read_inv" "addr=$A,port=$PORT,count=2"
+	[ "$SRV" = "errno=95" ] && [ "$CLI" = "errno=111" ] ||
+		{ kp_why "want EOPNOTSUPP/ECONNREFUSED: srv=$SRV cli=$CLI"; return 1; }
+	dmesg | grep -q "read_inv: rxe0 has no RDMA READ with invalidate" ||
+		{ kp_why "no dmesg line"; return 1; }
+}
+kp_test ping-read-inv-refused t_read_inv
+
+# interop: our client against rping -s, rping -c against our server
+t_rping_server() {
+	size=$1
+	PORT=$((PORT + 1))
+	rping -s -a $A -p $PORT -S "$size" > /tmp/rping.out 2>&1 &
+	rp=$!
+	sleep 0.5
+	base=$(kp_last_id)
+	CLI=$(kpwrite "client,addr=$A,port=$PORT,size=$size,count=10,validate")
+	wait $rp
+	rc=$?
+	[ "$CLI" != "${CLI#ret=}" ] || { kp_why "client: $CLI"; return 1; }
+	[ $rc -eq 0 ] || { kp_why "rping -s exited $rc: $(tail -3 /tmp/rping.out)"; return 1; }
+	[ "$(kp_res $((base + 1)))" = "ping #bytes=$size rounds=10 validated=yes" ] ||
+		{ kp_why "result: $(kp_res $((base + 1)))"; return 1; }
+}
+kp_test interop-rping-server-64B t_rping_server 64
+kp_test interop-rping-server-4KiB t_rping_server 4096
+
+t_rping_client() {
+	size=$1
+	PORT=$((PORT + 1))
+	base=$(kp_last_id)
+	kpwrite "server,addr=$A,port=$PORT,validate" > /tmp/srv.out &
+	sp=$!
+	sleep 0.5
+	rping -c -a $A -p $PORT -S "$size" -C 10 -V -v > /tmp/rping.out 2>&1
+	rc=$?
+	wait $sp
+	[ $rc -eq 0 ] || { kp_why "rping -c exited $rc: $(tail -3 /tmp/rping.out)"; return 1; }
+	[ "$(grep -c '^ping data: rdma-ping-' /tmp/rping.out)" = 10 ] ||
+		{ kp_why "rping printed $(grep -c '^ping data' /tmp/rping.out) rounds"; return 1; }
+	grep -q "ret=" /tmp/srv.out || { kp_why "server: $(cat /tmp/srv.out)"; return 1; }
+	[ "$(kp_res $((base + 1)))" = "ping #bytes=$size rounds=10 validated=yes" ] ||
+		{ kp_why "result: $(kp_res $((base + 1)))"; return 1; }
+}
+kp_test interop-rping-client-64B t_rping_client 64
+kp_test interop-rping-client-65535B t_rping_client 65535
+
+# the test modes: a parsed, plausible result line
+t_lat() {
+	mode=$1 size=$2 count=$3
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$mode,size=$size,count=$count"
+	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
+	kp_check_lat "$(kp_res $CID)" "$mode" "$size" "$count" || return 1
+	[ "$(kp_res $SID)" = "$mode served #bytes=$size #iterations=$count" ] ||
+		{ kp_why "server: $(kp_res $SID)"; return 1; }
+}
+kp_test rlat-64B t_lat rlat 64 500
+kp_test rlat-64KiB t_lat rlat 65536 100
+kp_test wlat-64B t_lat wlat 64 500
+kp_test wlat-64KiB t_lat wlat 65536 100
+
+# fast-registration loop on the client; the server sees a silent client
+t_fr() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,fr,count=200,size=65536"
+	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
+	kp_check_lat "$(kp_res $CID)" fr 65536 200
+}
+kp_test fr t_fr
+
+t_bw() {
+	size=$1 count=$2 extra=$3
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,size=$size,count=$count$extra"
+	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
+	kp_check_bw "$(kp_res $CID)" "$size" "$count" || return 1
+	[ "$(kp_col $CID 12)" = "$count" ] && [ "$(kp_col $CID 13)" = $((size * count)) ] ||
+		{ kp_why "client counters: $(kp_rec $CID)"; return 1; }
+	if [ -n "$extra" ]; then
+		kp_check_bw "$(kp_res $SID)" "$size" "$count" || return 1
+	else
+		[ "$(kp_res $SID)" = "bw served #bytes=$size #iterations=$count" ] ||
+			{ kp_why "server: $(kp_res $SID)"; return 1; }
+	fi
+}
+kp_test bw-64KiB t_bw 65536 300 ""
+kp_test bw-4KiB-txdepth8 t_bw 4096 500 ",txdepth=8"
+kp_test bw-duplex t_bw 16384 300 ",duplex"
+
+# a server started for one mode refuses a client of another
+t_mode_mismatch() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,wlat" "addr=$A,port=$PORT,bw,count=10"
+	[ "$SRV" = "errno=71" ] && [ "$CLI" = "errno=71" ] ||
+		{ kp_why "want EPROTO both sides: srv=$SRV cli=$CLI"; return 1; }
+}
+kp_test mode-mismatch t_mode_mismatch
+
+# nobody listening: refused, quickly
+t_refused() {
+	t0=$(date +%s)
+	out=$(kpwrite "client,addr=$A,port=9,count=1")
+	[ "$out" = "errno=111" ] || { kp_why "want ECONNREFUSED, got $out"; return 1; }
+	[ $(($(date +%s) - t0)) -le 5 ] || { kp_why "took $(($(date +%s) - t0)) s"; return 1; }
+}
+kp_test connect-refused t_refused
+
+# bad commands: the negative errno comes back, nothing runs
+t_bad() {
+	before=$(kp_last_id)
+	while IFS='|' read -r want cmd; do
+		[ -n "$want" ] || continue
+		got=$(kpwrite "$cmd")
+		[ "$got" = "errno=$want" ] || { kp_why "'$cmd': want errno=$want got $got"; return 1; }
+	done <<'TABLE'
+22|
+22|bogus
+22|server,client,addr=192.0.2.1,port=1
+22|client,addr=192.0.2.1,port=1,rlat,wlat
+22|server,addr=192.0.2.1,port=1,fr
+22|client,addr=192.0.2.1,port=1,size=8
+22|client,addr=192.0.2.1,port=1,duplex
+22|client,addr=192.0.2.1
+22|client,port=1
+22|client,addr=192.0.2.300,port=1
+34|client,addr=192.0.2.1,port=70000
+34|client,addr=192.0.2.1,port=1,count=0
+34|client,addr=192.0.2.1,port=1,wlat,size=4194305
+34|client,addr=192.0.2.1,port=1,count=99999999999999999999
+22|client,addr=192.0.2.1,port=1,count=-1
+TABLE
+	got=$(kpwrite -n 5000)
+	[ "$got" = "errno=7" ] || { kp_why "5000 bytes: want errno=7 (E2BIG) got $got"; return 1; }
+	[ "$(kp_last_id)" = "$before" ] || { kp_why "a bad command created a test"; return 1; }
+	dmesg | grep -q "krping_npu: unknown option 'bogus'" ||
+		{ kp_why "no dmesg line naming the option"; return 1; }
+}
+kp_test bad-options t_bad
+
+t_rmmod() {
+	rmmod krping_npu || { kp_why "rmmod failed"; return 1; }
+	[ ! -e /proc/krping_npu ] || { kp_why "/proc entry left behind"; return 1; }
+}
+kp_test rmmod t_rmmod
