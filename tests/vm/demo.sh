@@ -1,0 +1,29 @@
+# make demo: one VM, rxe on a dummy netdev, a krping_npu server and client.
+. /lib/kp/lib.sh
+cp /root/kpwrite /usr/bin/kpwrite
+A=192.0.2.1
+
+say() { echo "KPDEMO $*"; }
+run() {
+	say ""
+	say "# server: $1"
+	say "# client: $2"
+	kp_pair "$1" "$2"
+	say "  server -> $SRV   client -> $CLI"
+	say "  server: $(kp_res $SID)"
+	say "  client: $(kp_res $CID)"
+}
+
+kp_rxe_up || { say "rxe did not come up"; exit 1; }
+insmod $KP/krping_npu.ko || { say "insmod krping_npu failed"; exit 1; }
+say "kernel $(uname -r); $(rdma link show | head -1)"
+run "addr=$A,port=9999,validate" "addr=$A,port=9999,size=4096,count=100,validate"
+run "addr=$A,port=9999" "addr=$A,port=9999,rlat,size=64,count=2000"
+run "addr=$A,port=9999" "addr=$A,port=9999,wlat,size=64,count=2000"
+run "addr=$A,port=9999" "addr=$A,port=9999,bw,size=65536,count=500"
+run "addr=$A,port=9999" "addr=$A,port=9999,bw,duplex,size=65536,count=300"
+say ""
+say "# cat /proc/krping_npu"
+sed 's/^/KPDEMO /' /proc/krping_npu
+rmmod krping_npu && say "rmmod krping_npu: ok"
+if dmesg | grep -Eq "$SPLAT"; then say "kernel log: SPLAT"; else say "kernel log: clean"; fi
