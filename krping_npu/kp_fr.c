@@ -32,7 +32,7 @@ int kp_fr_run(struct kp_cb *cb)
 		if (ret)
 			return ret;
 		for (got = 0; got < 2; ) {
-			ret = kp_poll(cb, &wc, 1, true);
+			ret = kp_poll(cb, &wc, 1, KP_SPIN_ALWAYS);
 			if (ret < 0)
 				return ret;
 			if (wc.wr_id == KP_WR_REG || wc.wr_id == KP_WR_INV)

@@ -30,7 +30,7 @@ static void kp_ping_result(struct kp_cb *cb, u32 rounds, u32 size)
 }
 
 static int kp_send_info(struct kp_cb *cb, struct kp_buf *b, u32 len,
-			u32 inv_rkey, bool busy)
+			u32 inv_rkey, unsigned int spin)
 {
 	int ret;
 
@@ -38,12 +38,12 @@ static int kp_send_info(struct kp_cb *cb, struct kp_buf *b, u32 len,
 	ret = kp_post_send_msg(cb, KP_INFO_LEN, inv_rkey);
 	if (ret)
 		return ret;
-	return kp_wait_for(cb, KP_WR_SEND, busy);
+	return kp_wait_for(cb, KP_WR_SEND, spin);
 }
 
-static int kp_recv_info(struct kp_cb *cb, bool busy)
+static int kp_recv_info(struct kp_cb *cb, unsigned int spin)
 {
-	int ret = kp_wait_for(cb, KP_WR_RECV, busy);
+	int ret = kp_wait_for(cb, KP_WR_RECV, spin);
 
 	if (ret)
 		return ret;
@@ -74,7 +74,7 @@ int kp_ping_client(struct kp_cb *cb)
 {
 	struct ib_device *dev = kp_dev(cb);
 	u32 size = cb->opts.size, round;
-	bool busy = cb->opts.poll;
+	unsigned int spin = cb->opts.poll ? KP_SPIN_ALWAYS : 0;
 	int ret;
 
 	ret = kp_buf_alloc(cb, &cb->start, size);
@@ -98,10 +98,10 @@ int kp_ping_client(struct kp_cb *cb)
 				  IB_ACCESS_REMOTE_READ, false);
 		if (ret)
 			break;
-		ret = kp_send_info(cb, &cb->start, size, 0, busy);
+		ret = kp_send_info(cb, &cb->start, size, 0, spin);
 		if (ret)
 			break;
-		ret = kp_wait_for(cb, KP_WR_RECV, busy);
+		ret = kp_wait_for(cb, KP_WR_RECV, spin);
 		if (ret)
 			break;
 		ret = kp_note_remote_inv(cb, &cb->start);
@@ -113,10 +113,10 @@ int kp_ping_client(struct kp_cb *cb)
 				  IB_ACCESS_REMOTE_WRITE, false);
 		if (ret)
 			break;
-		ret = kp_send_info(cb, &cb->rdma, size, 0, busy);
+		ret = kp_send_info(cb, &cb->rdma, size, 0, spin);
 		if (ret)
 			break;
-		ret = kp_wait_for(cb, KP_WR_RECV, busy);
+		ret = kp_wait_for(cb, KP_WR_RECV, spin);
 		if (ret)
 			break;
 		ret = kp_note_remote_inv(cb, &cb->rdma);
@@ -160,7 +160,8 @@ int kp_ping_client(struct kp_cb *cb)
 }
 
 /* One served round: READ the client's data, ack, WRITE it back, done. */
-static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len, bool busy)
+static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len,
+			  unsigned int spin)
 {
 	const int sink = IB_ACCESS_LOCAL_WRITE;
 	enum ib_wr_opcode rd = cb->opts.read_inv ? IB_WR_RDMA_READ_WITH_INV :
@@ -183,7 +184,7 @@ static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len, bool busy)
 	ret = kp_post_rdma(cb, rd, &cb->rdma, *len, KP_WR_READ, true, 0);
 	if (ret)
 		return ret;
-	ret = kp_wait_for(cb, KP_WR_READ, busy);
+	ret = kp_wait_for(cb, KP_WR_READ, spin);
 	if (ret)
 		return ret;
 	if (cb->opts.read_inv)
@@ -208,11 +209,11 @@ static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len, bool busy)
 			(char *)cb->rdma.vaddr);
 
 	ret = kp_send_info(cb, &cb->rdma, *len,
-			   cb->opts.server_inv ? cb->remote_rkey : 0, busy);
+			   cb->opts.server_inv ? cb->remote_rkey : 0, spin);
 	if (ret)
 		return ret;
 
-	ret = kp_recv_info(cb, busy);
+	ret = kp_recv_info(cb, spin);
 	if (ret)
 		return ret;
 	wlen = min(*len, cb->remote_len);
@@ -225,12 +226,12 @@ static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len, bool busy)
 			   true, 0);
 	if (ret)
 		return ret;
-	ret = kp_wait_for(cb, KP_WR_WRITE, busy);
+	ret = kp_wait_for(cb, KP_WR_WRITE, spin);
 	if (ret)
 		return ret;
 
 	ret = kp_send_info(cb, &cb->rdma, wlen,
-			   cb->opts.server_inv ? cb->remote_rkey : 0, busy);
+			   cb->opts.server_inv ? cb->remote_rkey : 0, spin);
 	if (ret)
 		return ret;
 	if (use_mr && cb->rdma.registered)
@@ -240,11 +241,11 @@ static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len, bool busy)
 
 int kp_ping_server(struct kp_cb *cb)
 {
-	bool busy = cb->opts.poll;
+	unsigned int spin = cb->opts.poll ? KP_SPIN_ALWAYS : 0;
 	u32 round, len = 0;
 	int ret;
 
-	ret = kp_wait_for(cb, KP_WR_RECV, busy);
+	ret = kp_wait_for(cb, KP_WR_RECV, spin);
 	if (ret == -ECONNRESET) {
 		kp_rec_result(cb, "client left without a message");
 		return 0;
@@ -275,7 +276,7 @@ int kp_ping_server(struct kp_cb *cb)
 
 	for (round = 0; ; round++) {
 		if (round) {
-			ret = kp_recv_info(cb, busy);
+			ret = kp_recv_info(cb, spin);
 			if (ret == -ECONNRESET) {
 				ret = 0;	/* the client is done */
 				break;
@@ -283,7 +284,7 @@ int kp_ping_server(struct kp_cb *cb)
 			if (ret)
 				return ret;
 		}
-		ret = kp_serve_round(cb, round, &len, busy);
+		ret = kp_serve_round(cb, round, &len, spin);
 		if (ret)
 			return ret;
 	}

@@ -22,7 +22,7 @@ int kp_rlat_run(struct kp_cb *cb)
 		if (ret)
 			return ret;
 		do {
-			ret = kp_poll(cb, &wc, 1, true);
+			ret = kp_poll(cb, &wc, 1, KP_SPIN_ALWAYS);
 			if (ret < 0)
 				return ret;
 		} while (wc.wr_id != KP_WR_READ);

@@ -36,7 +36,7 @@ static int kp_send_hello(struct kp_cb *cb, enum kp_msg_type type, int status)
 	ret = kp_post_send_msg(cb, sizeof(*h), 0);
 	if (ret)
 		return ret;
-	return kp_wait_for(cb, KP_WR_SEND, false);
+	return kp_wait_for(cb, KP_WR_SEND, 0);
 }
 
 /* Receive a hello of @type (or check the one already received). */
@@ -47,7 +47,7 @@ static int kp_check_hello(struct kp_cb *cb, enum kp_msg_type type,
 	int ret;
 
 	if (!received) {
-		ret = kp_wait_for(cb, KP_WR_RECV, false);
+		ret = kp_wait_for(cb, KP_WR_RECV, 0);
 		if (ret)
 			return ret;
 	}
@@ -90,7 +90,7 @@ static int kp_test_prepare(struct kp_cb *cb)
 	if (ret)
 		return ret;
 	return kp_post_reg(cb, &cb->rdma, KP_REMOTE_ALL, true) ?:
-	       kp_wait_for(cb, KP_WR_REG, false);
+	       kp_wait_for(cb, KP_WR_REG, 0);
 }
 
 int kp_test_client(struct kp_cb *cb)

@@ -110,12 +110,19 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
 	qp_attr.cap.max_recv_sge = 1;
 	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_attr.qp_type = IB_QPT_RC;
+	/* ask for inline writes; a device without them gets a second try */
+	qp_attr.cap.max_inline_data = KP_MAX_INLINE;
 	ret = rdma_create_qp(id, cb->pd, &qp_attr);
+	if (ret) {
+		qp_attr.cap.max_inline_data = 0;
+		ret = rdma_create_qp(id, cb->pd, &qp_attr);
+	}
 	if (ret) {
 		kp_err(cb, "rdma_create_qp(sq %u): %d", cb->sq_depth, ret);
 		return ret;
 	}
 	cb->qp = id->qp;
+	cb->max_inline = qp_attr.cap.max_inline_data;
 
 	ret = kp_ctrl_alloc(cb, &cb->recv_msg, &cb->recv_dma);
 	if (ret)
@@ -343,6 +350,12 @@ int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
 	int ret;
 
 	kp_sge_local(cb, b, &sge, len);
+	/* small writes from host memory go inline, by CPU address */
+	if (op != IB_WR_RDMA_READ && op != IB_WR_RDMA_READ_WITH_INV &&
+	    len <= cb->max_inline && b->vaddr) {
+		wr.wr.send_flags |= IB_SEND_INLINE;
+		sge.addr = (uintptr_t)b->vaddr;
+	}
 	if (op == IB_WR_RDMA_WRITE_WITH_IMM)
 		wr.wr.ex.imm_data = cpu_to_be32(imm);
 	if (op == IB_WR_RDMA_READ_WITH_INV)
@@ -406,11 +419,12 @@ static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)
 
 /*
  * Reap up to @max completions into @wc, waiting for at least one for at
- * most the test's timeout.  @busy spins (latency and bandwidth loops), else
- * the CQ is armed and the caller sleeps.  Returns the number reaped, or
- * -ETIMEDOUT, -EINTR, -ECONNRESET (peer gone), -EIO (a completion error).
+ * most cb->wait_ms.  The CQ is polled @spin times (KP_SPIN_ALWAYS: until
+ * the deadline) before it is armed and the caller sleeps.  Returns the
+ * number reaped, or -ETIMEDOUT, -EINTR, -ECONNRESET (peer gone), -EIO (a
+ * completion error).
  */
-int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, bool busy)
+int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(cb->wait_ms);
 	unsigned int spins = 0;
@@ -428,7 +442,7 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, bool busy)
 			break;
 		if (kp_cm_check(cb))
 			return kp_cm_check(cb);
-		if (busy) {
+		if (spins < spin) {
 			if (++spins % 64)
 				continue;
 			if (signal_pending(current))
@@ -480,7 +494,7 @@ timeout:
  * receive buffer stays intact until this side answers it.  Receives are
  * reposted at once.
  */
-int kp_wait_for(struct kp_cb *cb, enum kp_wr want, bool busy)
+int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin)
 {
 	struct ib_wc wc;
 	int ret;
@@ -490,7 +504,7 @@ int kp_wait_for(struct kp_cb *cb, enum kp_wr want, bool busy)
 		return 0;
 	}
 	for (;;) {
-		ret = kp_poll(cb, &wc, 1, busy);
+		ret = kp_poll(cb, &wc, 1, spin);
 		if (ret < 0)
 			return ret;
 		if (wc.wr_id == KP_WR_RECV) {

@@ -22,7 +22,7 @@ static int kp_wlat_wait(struct kp_cb *cb, u32 seq)
 	int n, i, ret;
 
 	while (!arrived) {
-		n = kp_poll(cb, wc, KP_WLAT_BATCH, true);
+		n = kp_poll(cb, wc, KP_WLAT_BATCH, KP_SPIN_ALWAYS);
 		if (n < 0)
 			return n;
 		for (i = 0; i < n; i++) {
@@ -78,7 +78,7 @@ int kp_wlat_run(struct kp_cb *cb)
 	while (cb->sends_out) {
 		struct ib_wc wc;
 
-		ret = kp_poll(cb, &wc, 1, true);
+		ret = kp_poll(cb, &wc, 1, KP_SPIN_ALWAYS);
 		if (ret < 0)
 			return ret;
 	}

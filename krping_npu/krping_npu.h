@@ -24,6 +24,11 @@
 #define KP_RQ_DEPTH		16	/* receives kept posted */
 #define KP_SQ_EXTRA		16	/* send slots beyond txdepth */
 #define KP_MAX_RD_ATOM		16	/* RDMA READs in flight we ask for */
+#define KP_MAX_INLINE		220	/* inline writes, as perftest on mlx5 */
+
+/* kp_poll(): empty polls before sleeping on the CQ */
+#define KP_SPIN_ALWAYS		UINT_MAX	/* latency loops */
+#define KP_SPIN_BW		0		/* bandwidth: a full window sleeps */
 
 /* The rping/krping advertisement: 16 bytes, network order. */
 struct kp_rdma_info {
@@ -125,6 +130,7 @@ struct kp_cb {
 	struct ib_qp *qp;
 	u32 sq_depth;
 	u32 cq_depth;
+	u32 max_inline;		/* bytes a WRITE may carry inline, 0: none */
 	u8 rd_atom;
 	bool cq_event;		/* set by the CQ handler */
 	unsigned int sends_out;	/* signaled sends not yet completed */
@@ -187,8 +193,8 @@ int kp_post_reg(struct kp_cb *cb, struct kp_buf *b, int access, bool signal);
 int kp_post_inv(struct kp_cb *cb, struct kp_buf *b, bool signal);
 int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm);
-int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, bool busy);
-int kp_wait_for(struct kp_cb *cb, enum kp_wr want, bool busy);
+int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin);
+int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin);
 void kp_sge_local(struct kp_cb *cb, struct kp_buf *b, struct ib_sge *sge,
 		  u32 len);
 void kp_set_info(struct kp_rdma_info *info, struct kp_buf *b, u32 len);

@@ -46,6 +46,7 @@ kp_rxe_up() {
 	modprobe rdma_ucm || return 1
 	modprobe dummy numdummies=0 || return 1
 	ip link add d0 type dummy || return 1
+	ip link set d0 mtu 9000 || return 1	# RoCE MTU 4096
 	ip addr add "$addr" dev d0 || return 1
 	ip link set d0 up || return 1
 	rdma link add rxe0 type rxe netdev d0 || return 1
@@ -86,14 +87,15 @@ kp_num() {
 	echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2; exit }'
 }
 
-# kp_pair "SERVER_OPTS" "CLIENT_OPTS": run a server and a client of ours.
+# kp_pair "SERVER_OPTS" "CLIENT_OPTS": run a server and a client of ours
+# (prefixed by $KP_SRV_PIN / $KP_CLI_PIN, e.g. "taskset 2", if set).
 # Sets SID/CID (record ids), SRV/CLI (kpwrite's "ret=N" or "errno=N") and
 # SLEN/CLEN (the commands' lengths, which a successful write returns).
 kp_pair() {
 	base=$(kp_last_id)
 	scmd="server,$1" ccmd="client,$2"
 	SLEN=${#scmd} CLEN=${#ccmd}
-	kpwrite "$scmd" > /tmp/srv.out 2>&1 &
+	$KP_SRV_PIN kpwrite "$scmd" > /tmp/srv.out 2>&1 &
 	spid=$!
 	SID=$((base + 1))
 	i=0
@@ -101,7 +103,7 @@ kp_pair() {
 		sleep 0.1; i=$((i + 1))
 	done
 	sleep 0.2		# from record to rdma_listen
-	CLI=$(kpwrite "$ccmd")
+	CLI=$($KP_CLI_PIN kpwrite "$ccmd")
 	CID=$((SID + 1))
 	wait $spid
 	SRV=$(cat /tmp/srv.out)
