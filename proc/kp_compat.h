@@ -35,7 +35,7 @@ static inline u64 kp_mul_div(u64 a, u64 b, u64 c)
 #ifdef __KERNEL__
 	return mul_u64_u64_div_u64(a, b, c);
 #else
-	return (u64)((unsigned __int128)a * b / c);
+	return (u64)((__uint128_t)a * b / c);
 #endif
 }
 

@@ -124,19 +124,23 @@ void kp_bw_compute(u32 bytes, u32 iters, u64 total_ns, u32 window,
 		kp_mul_div(iters, KP_NSEC_PER_SEC, total_ns) : 0;
 }
 
-/* ns as usec with two decimals, rounded: "12.35" */
-#define KP_USEC(ns)	(unsigned long long)(((ns) + 5) / 10 / 100), \
-			(unsigned int)(((ns) + 5) / 10 % 100)
+/* ns as usec with two decimals, rounded: "%llu.%02u" of these two */
+#define KP_US_INT(ns)	((unsigned long long)(((ns) + 5) / 10 / 100))
+#define KP_US_FRAC(ns)	((unsigned int)(((ns) + 5) / 10 % 100))
 
 int kp_lat_format(char *buf, size_t len, const char *mode,
 		  const struct kp_lat_result *r)
 {
 	return snprintf(buf, len,
 			"%s #bytes=%u #iterations=%u t_min[usec]=%llu.%02u t_max[usec]=%llu.%02u t_typical[usec]=%llu.%02u t_avg[usec]=%llu.%02u t_stdev[usec]=%llu.%02u 99%%[usec]=%llu.%02u 99.9%%[usec]=%llu.%02u",
-			mode, r->bytes, r->iters, KP_USEC(r->t_min),
-			KP_USEC(r->t_max), KP_USEC(r->t_typical),
-			KP_USEC(r->t_avg), KP_USEC(r->t_stdev), KP_USEC(r->p99),
-			KP_USEC(r->p999));
+			mode, r->bytes, r->iters,
+			KP_US_INT(r->t_min), KP_US_FRAC(r->t_min),
+			KP_US_INT(r->t_max), KP_US_FRAC(r->t_max),
+			KP_US_INT(r->t_typical), KP_US_FRAC(r->t_typical),
+			KP_US_INT(r->t_avg), KP_US_FRAC(r->t_avg),
+			KP_US_INT(r->t_stdev), KP_US_FRAC(r->t_stdev),
+			KP_US_INT(r->p99), KP_US_FRAC(r->p99),
+			KP_US_INT(r->p999), KP_US_FRAC(r->p999));
 }
 
 int kp_bw_format(char *buf, size_t len, const char *mode,

@@ -18,10 +18,11 @@ static int kt_pass, kt_fail;
 	}								\
 } while (0)
 
-/* Prints "N passed, N failed"; exit status 1 on any failure. */
-#define KT_DONE() do {							\
-	printf("%d passed, %d failed\n", kt_pass, kt_fail);		\
-	return kt_fail ? 1 : 0;						\
-} while (0)
+/* Prints "N passed, N failed"; the exit status: 1 on any failure. */
+static inline int kt_done(void)
+{
+	printf("%d passed, %d failed\n", kt_pass, kt_fail);
+	return kt_fail ? 1 : 0;
+}
 
 #endif

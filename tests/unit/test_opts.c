@@ -83,7 +83,7 @@ static void test_ranges(void)
 	char s[128];
 	unsigned int i;
 
-	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(r); i++) {
 		const char *pre = strcmp(r[i].opt, "port") ?
 			"client,addr=192.0.2.1,port=9," : "client,addr=192.0.2.1,";
 
@@ -162,11 +162,11 @@ static void test_addresses(void)
 	char s[128];
 	unsigned int i;
 
-	for (i = 0; i < sizeof(bad4) / sizeof(bad4[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad4); i++) {
 		snprintf(s, sizeof(s), "client,port=9,addr=%s", bad4[i]);
 		expect_err(s, -EINVAL, "addr");
 	}
-	for (i = 0; i < sizeof(bad6) / sizeof(bad6[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad6); i++) {
 		snprintf(s, sizeof(s), "client,port=9,addr6=%s", bad6[i]);
 		expect_err(s, -EINVAL, "addr6");
 	}
@@ -254,9 +254,9 @@ static void test_help(void)
 	unsigned int i;
 
 	KT_CHECK(n > 0 && n < (int)sizeof(buf), "help length %d", n);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(names); i++)
 		KT_CHECK(strstr(buf, names[i]), "help lacks %s", names[i]);
-	KT_CHECK(sizeof(names) / sizeof(names[0]) == KP_OPT_NR,
+	KT_CHECK(ARRAY_SIZE(names) == KP_OPT_NR,
 		 "every option is in this test");
 }
 
@@ -269,5 +269,5 @@ int main(void)
 	test_addresses();
 	test_junk();
 	test_help();
-	KT_DONE();
+	return kt_done();
 }

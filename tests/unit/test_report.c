@@ -204,5 +204,5 @@ int main(void)
 	test_bw();
 	test_records();
 	test_payload();
-	KT_DONE();
+	return kt_done();
 }
