@@ -87,6 +87,12 @@ kp_num() {
 	echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2; exit }'
 }
 
+# kp_new_id BASE ROLE: the id of the first record above BASE with ROLE.
+kp_new_id() {
+	awk -v b="$1" -v r="$2" '$1 ~ /^[0-9]+$/ && $1 > b && $2 == r { print $1; exit }' \
+		/proc/krping_npu
+}
+
 # kp_pair "SERVER_OPTS" "CLIENT_OPTS": run a server and a client of ours
 # (prefixed by $KP_SRV_PIN / $KP_CLI_PIN, e.g. "taskset 2", if set).
 # Sets SID/CID (record ids), SRV/CLI (kpwrite's "ret=N" or "errno=N") and
@@ -97,16 +103,16 @@ kp_pair() {
 	SLEN=${#scmd} CLEN=${#ccmd}
 	$KP_SRV_PIN kpwrite "$scmd" > /tmp/srv.out 2>&1 &
 	spid=$!
-	SID=$((base + 1))
 	i=0
-	while [ -z "$(kp_rec $SID)" ] && [ $i -lt 50 ]; do
+	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do
 		sleep 0.1; i=$((i + 1))
 	done
 	sleep 0.2		# from record to rdma_listen
 	CLI=$($KP_CLI_PIN kpwrite "$ccmd")
-	CID=$((SID + 1))
 	wait $spid
 	SRV=$(cat /tmp/srv.out)
+	SID=$(kp_new_id "$base" server)
+	CID=$(kp_new_id "$base" client)
 }
 
 # kp_fcmp A OP B: compare two numeric expressions (our own numbers only).

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * peer_mem_abi.h - the two binary layouts of struct peer_memory_client that
+ * RDMA cores accept, declared here rather than taken from a core's header
+ * (which may be absent or of the other layout):
+ *
+ *   MOFED 5:          name, version, 7 callbacks            136 bytes
+ *   YunScale (xsc) /  the same, then get_context_private_data and
+ *   MOFED 4.x:        put_context_private_data              152 bytes
+ *
+ * Plain C: also compiled by the userspace layout test.
+ */
+#ifndef PEER_MEM_ABI_H
+#define PEER_MEM_ABI_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#else
+#include <stddef.h>
+#include <stdint.h>
+typedef uint64_t u64;
+#endif
+
+#define IB_PEER_MEMORY_NAME_MAX		64
+#define IB_PEER_MEMORY_VER_MAX		16
+
+struct sg_table;
+struct device;
+
+/* Called by a peer client when its memory goes away under a registration. */
+typedef int (*invalidate_peer_memory)(void *reg_handle, u64 core_context);
+
+#define PEER_MEM_CALLBACKS						\
+	int (*acquire)(unsigned long addr, size_t size,			\
+		       void *peer_mem_private_data, char *peer_mem_name,	\
+		       void **client_context);				\
+	int (*get_pages)(unsigned long addr, size_t size, int write,	\
+			 int force, struct sg_table *sg_head,		\
+			 void *client_context, u64 core_context);	\
+	int (*dma_map)(struct sg_table *sg_head, void *client_context,	\
+		       struct device *dma_device, int dmasync, int *nmap); \
+	int (*dma_unmap)(struct sg_table *sg_head, void *client_context, \
+			 struct device *dma_device);			\
+	void (*put_pages)(struct sg_table *sg_head, void *client_context); \
+	unsigned long (*get_page_size)(void *client_context);		\
+	void (*release)(void *client_context)
+
+/* MOFED 5 */
+struct peer_memory_client_mofed {
+	char name[IB_PEER_MEMORY_NAME_MAX];
+	char version[IB_PEER_MEMORY_VER_MAX];
+	PEER_MEM_CALLBACKS;
+};
+
+/* YunScale xsc and MOFED 4.x */
+struct peer_memory_client_yunscale {
+	char name[IB_PEER_MEMORY_NAME_MAX];
+	char version[IB_PEER_MEMORY_VER_MAX];
+	PEER_MEM_CALLBACKS;
+	void *(*get_context_private_data)(u64 peer_id);
+	void (*put_context_private_data)(void *context);
+};
+
+#define PEER_MEM_MOFED_SIZE		136
+#define PEER_MEM_YUNSCALE_SIZE		152
+#define PEER_MEM_OFF_ACQUIRE		80
+#define PEER_MEM_OFF_RELEASE		128
+#define PEER_MEM_OFF_GET_CTX		136
+#define PEER_MEM_OFF_PUT_CTX		144
+
+#define PEER_MEM_ABI_CHECK(T, f, off)					\
+	_Static_assert(offsetof(struct T, f) == (off), #T "." #f " offset")
+
+/* every field of both layouts, and 152 = 136 + two pointers */
+#define PEER_MEM_ABI_CHECKS(T)						\
+	PEER_MEM_ABI_CHECK(T, name, 0);					\
+	PEER_MEM_ABI_CHECK(T, version, 64);				\
+	PEER_MEM_ABI_CHECK(T, acquire, 80);				\
+	PEER_MEM_ABI_CHECK(T, get_pages, 88);				\
+	PEER_MEM_ABI_CHECK(T, dma_map, 96);				\
+	PEER_MEM_ABI_CHECK(T, dma_unmap, 104);				\
+	PEER_MEM_ABI_CHECK(T, put_pages, 112);				\
+	PEER_MEM_ABI_CHECK(T, get_page_size, 120);			\
+	PEER_MEM_ABI_CHECK(T, release, 128)
+
+PEER_MEM_ABI_CHECKS(peer_memory_client_mofed);
+PEER_MEM_ABI_CHECKS(peer_memory_client_yunscale);
+PEER_MEM_ABI_CHECK(peer_memory_client_yunscale, get_context_private_data,
+		   PEER_MEM_OFF_GET_CTX);
+PEER_MEM_ABI_CHECK(peer_memory_client_yunscale, put_context_private_data,
+		   PEER_MEM_OFF_PUT_CTX);
+_Static_assert(sizeof(struct peer_memory_client_mofed) == PEER_MEM_MOFED_SIZE,
+	       "MOFED layout is 136 bytes");
+_Static_assert(sizeof(struct peer_memory_client_yunscale) ==
+	       PEER_MEM_MOFED_SIZE + 2 * sizeof(void *),
+	       "YunScale layout is MOFED plus two pointers");
+_Static_assert(sizeof(struct peer_memory_client_yunscale) ==
+	       PEER_MEM_YUNSCALE_SIZE, "YunScale layout is 152 bytes");
+
+#endif /* PEER_MEM_ABI_H */
