@@ -15,7 +15,7 @@ UNIT_TESTS := tests/unit/test_opts tests/unit/test_report
 UNIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O1 -g \
 	       -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all modules clean unit test demo bench setup check
+.PHONY: all modules test-modules clean unit test demo bench setup check
 
 all: modules
 
@@ -23,8 +23,13 @@ modules:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run scripts/setup"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
 
+# test-only modules: the stand-in peer-memory cores
+test-modules: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/core W=$(W) modules
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/core clean 2>/dev/null || true
 	rm -f $(addsuffix .bin,$(UNIT_TESTS))
 
 tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h tests/unit/kt.h

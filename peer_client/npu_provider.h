@@ -14,6 +14,8 @@
 #define NPU_PROVIDER_H
 
 #include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/errno.h>
 
 struct npu_page_info {
 	u64 pa;
@@ -62,6 +64,8 @@ struct npu_peer_stats {
 };
 
 extern struct npu_peer_stats npu_stats;
-extern int (*npu_kallsyms_lookup)(const char *name, unsigned long *addr);
+
+/* kallsyms_lookup_name(), found through a kprobe (npu_peer_main.c) */
+unsigned long npu_lookup_symbol(const char *name);
 
 #endif /* NPU_PROVIDER_H */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* npu_peer_client.h - the client struct and its state, for npu_peer_main.c */
+#ifndef NPU_PEER_CLIENT_H
+#define NPU_PEER_CLIENT_H
+
+#include "peer_mem_abi.h"
+#include "npu_provider.h"
+
+/*
+ * The registered struct.  In MOFED mode the core is given the 136-byte view;
+ * bytes 136..151 are zero all the same, so a core that reads the YunScale
+ * tail anyway finds NULL there.
+ */
+union npu_client_storage {
+	struct peer_memory_client_mofed mofed;
+	struct peer_memory_client_yunscale yunscale;
+};
+
+extern union npu_client_storage npu_client;
+extern struct npu_provider *npu_prov;
+extern invalidate_peer_memory npu_core_invalidate;
+extern void *npu_reg_handle;
+
+#endif /* NPU_PEER_CLIENT_H */

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * npu_peer_main.c - npu_peer_mem.ko: choose an NPU provider, register the
+ * peer-memory client with the RDMA core's peer-memory API when there is
+ * one, in the layout that core expects, and offer the same callbacks to
+ * krping_npu (npu_peer_mem_get_ops()).
+ *
+ * abi=auto picks the layout by the module that owns
+ * ib_register_peer_memory_client: an xsc module takes the 152-byte
+ * YunScale layout, anything else the 136-byte MOFED 5 one.
+ */
+#include <linux/module.h>
+#include <linux/kprobes.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+
+#include "npu_peer_mem.h"
+#include "npu_peer_client.h"
+
+static char *abi = "auto";
+module_param(abi, charp, 0444);
+MODULE_PARM_DESC(abi, "peer-memory layout: auto, mofed (136 B) or yunscale (152 B)");
+static bool abi_stubs;
+module_param(abi_stubs, bool, 0444);
+MODULE_PARM_DESC(abi_stubs, "yunscale: stubs returning NULL instead of NULL pointers");
+static char *provider = "auto";
+module_param(provider, charp, 0444);
+MODULE_PARM_DESC(provider, "NPU memory provider: auto (ascend, else sim), ascend or sim");
+static unsigned int npu_devs = 1;
+module_param(npu_devs, uint, 0444);
+MODULE_PARM_DESC(npu_devs, "sim: number of NPU devices");
+static unsigned long hbm_mb = 64;
+module_param(hbm_mb, ulong, 0444);
+MODULE_PARM_DESC(hbm_mb, "sim: HBM per device in MiB");
+static unsigned long npu_page_size = SZ_2M;
+module_param_named(page_size, npu_page_size, ulong, 0444);
+MODULE_PARM_DESC(page_size, "sim: NPU page size, 4096 or 2097152");
+
+struct npu_peer_stats npu_stats;
+
+typedef void *(*register_peer_t)(const void *client,
+				 invalidate_peer_memory *invalidate);
+typedef void (*unregister_peer_t)(void *reg_handle);
+typedef struct module *(*module_address_t)(unsigned long addr);
+
+static unregister_peer_t npu_unregister;
+static struct module *npu_core_mod;	/* owner of the register symbol */
+static const char *npu_abi_name = "none";
+static size_t npu_abi_size;
+static struct dentry *npu_debugfs;
+static struct npu_peer_mem_ops npu_ops;
+
+unsigned long npu_lookup_symbol(const char *name)
+{
+	static unsigned long (*lookup)(const char *name);
+
+	if (!lookup) {
+		struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+
+		if (register_kprobe(&kp) < 0)
+			return 0;
+		lookup = (unsigned long (*)(const char *))kp.addr;
+		unregister_kprobe(&kp);
+	}
+	return lookup ? lookup(name) : 0;
+}
+
+static void *npu_stub_get_context(u64 peer_id)
+{
+	return NULL;
+}
+
+static void npu_stub_put_context(void *context)
+{
+}
+
+/* Register with the core's peer-memory API; 0 when there is none. */
+static int npu_register(void)
+{
+	module_address_t module_address;
+	unsigned long reg, unreg;
+	register_peer_t register_fn;
+	bool yunscale;
+	const char *owner;
+
+	reg = npu_lookup_symbol("ib_register_peer_memory_client");
+	unreg = npu_lookup_symbol("ib_unregister_peer_memory_client");
+	if (!reg || !unreg) {
+		pr_info("npu_peer_mem: no peer-memory core (ib_register_peer_memory_client); serving krping_npu only\n");
+		return 0;
+	}
+	/* __module_address() is not exported either */
+	module_address = (module_address_t)npu_lookup_symbol("__module_address");
+	if (module_address) {
+		preempt_disable();
+		npu_core_mod = module_address(reg);
+		if (npu_core_mod && !try_module_get(npu_core_mod)) {
+			preempt_enable();
+			return -ENODEV;
+		}
+		preempt_enable();
+	}
+	owner = npu_core_mod ? module_name(npu_core_mod) : "vmlinux";
+
+	if (!strcmp(abi, "auto"))
+		yunscale = strstr(owner, "xsc");
+	else if (!strcmp(abi, "yunscale"))
+		yunscale = true;
+	else if (!strcmp(abi, "mofed"))
+		yunscale = false;
+	else {
+		pr_err("npu_peer_mem: abi=%s: use auto, mofed or yunscale\n", abi);
+		module_put(npu_core_mod);
+		return -EINVAL;
+	}
+	if (yunscale && abi_stubs) {
+		npu_client.yunscale.get_context_private_data = npu_stub_get_context;
+		npu_client.yunscale.put_context_private_data = npu_stub_put_context;
+	}
+	npu_abi_name = yunscale ? "yunscale" : "mofed";
+	npu_abi_size = yunscale ? sizeof(struct peer_memory_client_yunscale) :
+		       sizeof(struct peer_memory_client_mofed);
+
+	register_fn = (register_peer_t)reg;
+	npu_reg_handle = register_fn(&npu_client, &npu_core_invalidate);
+	if (!npu_reg_handle) {
+		pr_err("npu_peer_mem: %s refused the client (%s layout)\n",
+		       owner, npu_abi_name);
+		module_put(npu_core_mod);
+		npu_abi_name = "none";
+		return -EINVAL;
+	}
+	npu_unregister = (unregister_peer_t)unreg;
+	pr_info("npu_peer_mem: registered with %s: abi %s, struct %zu bytes, tail %s\n",
+		owner, npu_abi_name, npu_abi_size,
+		!yunscale ? "none" : abi_stubs ? "stubs" : "NULL");
+	return 0;
+}
+
+static int npu_stats_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "provider %s\nabi %s\nstruct_size %zu\n", npu_prov->name,
+		   npu_abi_name, npu_abi_size);
+	seq_printf(m, "allocs %d\npinned_pages %d\nmappings %d\ncontexts %d\ninvalidations %d\n",
+		   atomic_read(&npu_stats.allocs),
+		   atomic_read(&npu_stats.pinned_pages),
+		   atomic_read(&npu_stats.mappings),
+		   atomic_read(&npu_stats.contexts),
+		   atomic_read(&npu_stats.invalidations));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(npu_stats);
+
+const struct npu_peer_mem_ops *npu_peer_mem_get_ops(void)
+{
+	return npu_ops.alloc ? &npu_ops : NULL;
+}
+EXPORT_SYMBOL_GPL(npu_peer_mem_get_ops);
+
+static int npu_pick_provider(void)
+{
+	bool want_ascend = !strcmp(provider, "ascend");
+
+	if (strcmp(provider, "auto") && strcmp(provider, "sim") && !want_ascend) {
+		pr_err("npu_peer_mem: provider=%s: use auto, ascend or sim\n",
+		       provider);
+		return -EINVAL;
+	}
+	if (strcmp(provider, "sim")) {
+		if (!npu_ascend_bind(&npu_prov)) {
+			pr_info("npu_peer_mem: provider ascend (hal_kernel_p2p_get_pages)\n");
+			return 0;
+		}
+		pr_info("npu_peer_mem: no Ascend HAL (hal_kernel_p2p_get_pages); using the emulated NPU\n");
+	}
+	return npu_sim_init(npu_devs, hbm_mb, npu_page_size, &npu_prov);
+}
+
+static int __init npu_peer_init(void)
+{
+	int ret;
+
+	ret = npu_pick_provider();
+	if (ret)
+		return ret;
+	if (npu_prov->alloc) {
+		pr_info("npu_peer_mem: emulated NPU: %u device(s), %lu MiB HBM each, %lu-byte pages\n",
+			npu_devs, hbm_mb, npu_prov->page_size);
+		npu_ops = (struct npu_peer_mem_ops) {
+			.client = &npu_client.mofed,
+			.alloc = npu_prov->alloc,
+			.free = npu_prov->free,
+			.copy_to = npu_prov->copy_to,
+			.copy_from = npu_prov->copy_from,
+			.page_size = npu_prov->page_size,
+			.ndevs = npu_prov->ndevs,
+		};
+	}
+	ret = npu_register();
+	if (ret)
+		goto err;
+	npu_debugfs = debugfs_create_dir("npu_peer_mem", NULL);
+	debugfs_create_file("stats", 0400, npu_debugfs, NULL, &npu_stats_fops);
+	return 0;
+err:
+	if (npu_prov->alloc)
+		npu_sim_exit();
+	return ret;
+}
+
+static void __exit npu_peer_exit(void)
+{
+	debugfs_remove_recursive(npu_debugfs);
+	if (npu_reg_handle) {
+		npu_unregister(npu_reg_handle);
+		module_put(npu_core_mod);
+	}
+	if (npu_prov->alloc)
+		npu_sim_exit();
+}
+
+module_init(npu_peer_init);
+module_exit(npu_peer_exit);
+
+MODULE_AUTHOR("krping_npu developers");
+MODULE_DESCRIPTION("Peer-memory client for NPU memory (MOFED and YunScale layouts), with an emulated NPU");
+MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The stand-in core behaving like YunScale xsc by default. */
+#define CORE_SIM_DEFAULT_MODE "xsc"
+#include "peer_core_sim.c"
