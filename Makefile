@@ -11,7 +11,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 W ?= 1
 
 UNIT_SRCS := proc/kp_opts.c proc/kp_report.c proc/kp_payload.c
-UNIT_TESTS := tests/unit/test_opts tests/unit/test_report
+UNIT_TESTS := tests/unit/test_opts tests/unit/test_report tests/unit/test_layout
 UNIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O1 -g \
 	       -fsanitize=address,undefined -fno-omit-frame-pointer
 
@@ -32,7 +32,7 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/core clean 2>/dev/null || true
 	rm -f $(addsuffix .bin,$(UNIT_TESTS))
 
-tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h tests/unit/kt.h
+tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h peer_client/peer_mem_abi.h tests/unit/kt.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS)
 
 unit: $(addsuffix .bin,$(UNIT_TESTS))

@@ -56,6 +56,7 @@ static struct kp_record *kp_rec_new(const struct kp_opts *o)
 		return NULL;
 	rec->role = o->role;
 	rec->mode = o->mode;
+	rec->mem = o->mem;
 	rec->state = KP_REC_RUNNING;
 	strscpy(rec->dev, "-", sizeof(rec->dev));
 	mutex_lock(&kp_rec_lock);
@@ -104,10 +105,11 @@ static int kp_run(const struct kp_opts *o)
 		return -ENOMEM;
 	}
 
-	if (o->role == KP_ROLE_SERVER)
-		ret = kp_run_server(cb);
-	else
-		ret = kp_run_client(cb);
+	ret = o->mem == KP_MEM_NPU ? kp_npu_get(cb) : 0;
+	if (!ret)
+		ret = o->role == KP_ROLE_SERVER ? kp_run_server(cb) :
+		      kp_run_client(cb);
+	kp_npu_put(cb);
 
 	if (ret)
 		pr_err(KP_NAME " %u: %s %s failed: error %d\n", cb->rec->id,
@@ -164,7 +166,8 @@ static int kp_proc_show(struct seq_file *m, void *v)
 
 		kp_record_format(line, sizeof(line), r->id,
 				 kp_role_name(r->role), kp_mode_name(r->mode),
-				 r->dev, kp_rec_state_names[r->state], &c);
+				 kp_mem_name(r->mem), r->dev,
+				 kp_rec_state_names[r->state], &c);
 		seq_puts(m, line);
 		if (r->result[0])
 			seq_printf(m, "%u result: %s\n", r->id, r->result);

@@ -72,9 +72,9 @@ static int kp_note_remote_inv(struct kp_cb *cb, struct kp_buf *b)
 
 int kp_ping_client(struct kp_cb *cb)
 {
-	struct ib_device *dev = kp_dev(cb);
-	u32 size = cb->opts.size, round;
 	unsigned int spin = cb->opts.poll ? KP_SPIN_ALWAYS : 0;
+	u32 size = cb->opts.size, round;
+	u8 *start, *rdma;
 	int ret;
 
 	ret = kp_buf_alloc(cb, &cb->start, size);
@@ -83,15 +83,20 @@ int kp_ping_client(struct kp_cb *cb)
 	ret = kp_buf_alloc(cb, &cb->rdma, size);
 	if (ret)
 		return ret;
+	start = kp_buf_cpu(&cb->start);
+	rdma = kp_buf_cpu(&cb->rdma);
 
 	for (round = 0; round < cb->opts.count; round++) {
-		kp_ping_fill(cb->start.vaddr, size, round);
-		if (cb->opts.validate)
-			memset(cb->rdma.vaddr, 0, size);
-		ib_dma_sync_single_for_device(dev, cb->start.dma, size,
-					      DMA_BIDIRECTIONAL);
-		ib_dma_sync_single_for_device(dev, cb->rdma.dma, size,
-					      DMA_BIDIRECTIONAL);
+		kp_ping_fill(start, size, round);
+		ret = kp_buf_to_dev(cb, &cb->start, size);
+		if (ret)
+			break;
+		if (cb->opts.validate) {
+			memset(rdma, 0, size);
+			ret = kp_buf_to_dev(cb, &cb->rdma, size);
+			if (ret)
+				break;
+		}
 
 		/* READ_ADV: the server reads our start buffer */
 		ret = kp_post_reg(cb, &cb->start, IB_ACCESS_LOCAL_WRITE |
@@ -135,11 +140,13 @@ int kp_ping_client(struct kp_cb *cb)
 				break;
 		}
 
-		ib_dma_sync_single_for_cpu(dev, cb->rdma.dma, size,
-					   DMA_BIDIRECTIONAL);
-		if (cb->opts.validate &&
-		    memcmp(cb->start.vaddr, cb->rdma.vaddr, size)) {
-			long at = kp_ping_check(cb->rdma.vaddr, size, round);
+		if (!cb->opts.validate && !cb->opts.verbose)
+			continue;
+		ret = kp_buf_to_cpu(cb, &cb->rdma, size);
+		if (ret)
+			break;
+		if (cb->opts.validate && memcmp(start, rdma, size)) {
+			long at = kp_ping_check(rdma, size, round);
 
 			kp_err(cb, "round %u: data differs at byte %ld", round,
 			       at);
@@ -150,8 +157,7 @@ int kp_ping_client(struct kp_cb *cb)
 		}
 		if (cb->opts.verbose)
 			kp_info(cb, "ping data: %.*s",
-				(int)min_t(u32, size - 1, KP_SHOW_MAX),
-				(char *)cb->rdma.vaddr);
+				(int)min_t(u32, size - 1, KP_SHOW_MAX), rdma);
 	}
 	if (ret)
 		return ret;
@@ -190,10 +196,13 @@ static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len,
 	if (cb->opts.read_inv)
 		cb->rdma.registered = false;
 
-	ib_dma_sync_single_for_cpu(kp_dev(cb), cb->rdma.dma, *len,
-				   DMA_BIDIRECTIONAL);
+	if (cb->opts.validate || cb->opts.verbose) {
+		ret = kp_buf_to_cpu(cb, &cb->rdma, *len);
+		if (ret)
+			return ret;
+	}
 	if (cb->opts.validate) {
-		long at = kp_ping_check(cb->rdma.vaddr, *len, round);
+		long at = kp_ping_check(kp_buf_cpu(&cb->rdma), *len, round);
 
 		if (at >= 0) {
 			kp_err(cb, "round %u: byte %ld is not the ping payload",
@@ -206,7 +215,7 @@ static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len,
 	if (cb->opts.verbose)
 		kp_info(cb, "server ping data: %.*s",
 			(int)min_t(u32, *len ? *len - 1 : 0, KP_SHOW_MAX),
-			(char *)cb->rdma.vaddr);
+			(char *)kp_buf_cpu(&cb->rdma));
 
 	ret = kp_send_info(cb, &cb->rdma, *len,
 			   cb->opts.server_inv ? cb->remote_rkey : 0, spin);

@@ -11,6 +11,7 @@
 #include <linux/sched/signal.h>
 #include <linux/bottom_half.h>
 #include <linux/ktime.h>
+#include <linux/sizes.h>
 
 #include "krping_npu.h"
 
@@ -164,15 +165,34 @@ void kp_free_verbs(struct kp_cb *cb)
 	}
 }
 
+/*
+ * The MR page size for a contiguous host buffer: the largest size the
+ * device supports, up to 2 MiB, that the buffer's alignment allows (an
+ * alloc_pages_exact() block is aligned to its power-of-two order).
+ */
+static u32 kp_host_mr_page(struct ib_device *dev, u32 size)
+{
+	u32 pg = PAGE_SIZE, align = PAGE_SIZE << get_order(size);
+
+	while (pg < size && pg < SZ_2M && (pg << 1) <= align &&
+	       (dev->attrs.page_size_cap & (pg << 1)))
+		pg <<= 1;
+	return pg;
+}
+
 int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 {
 	struct ib_device *dev = kp_dev(cb);
-	u32 npages = DIV_ROUND_UP(size, PAGE_SIZE);
+	u32 npages;
 	int n;
 
-	if (npages > dev->attrs.max_fast_reg_page_list_len) {
+	if (cb->opts.mem == KP_MEM_NPU)
+		return kp_npu_buf_alloc(cb, b, size);
+	b->page_size = kp_host_mr_page(dev, size);
+	npages = DIV_ROUND_UP(size, b->page_size);
+	if (npages + 1 > dev->attrs.max_fast_reg_page_list_len) {
 		kp_err(cb, "size %u needs %u MR pages, device allows %u", size,
-		       npages, dev->attrs.max_fast_reg_page_list_len);
+		       npages + 1, dev->attrs.max_fast_reg_page_list_len);
 		return -EINVAL;
 	}
 	b->size = size;
@@ -190,18 +210,19 @@ int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 	}
 	b->mapped = true;
 
-	b->mr = ib_alloc_mr(cb->pd, IB_MR_TYPE_MEM_REG, npages);
+	/* one more page: an IOMMU need not keep the block's alignment */
+	b->mr = ib_alloc_mr(cb->pd, IB_MR_TYPE_MEM_REG, npages + 1);
 	if (IS_ERR(b->mr)) {
 		int ret = PTR_ERR(b->mr);
 
 		b->mr = NULL;
-		kp_err(cb, "ib_alloc_mr(%u pages): %d", npages, ret);
+		kp_err(cb, "ib_alloc_mr(%u pages): %d", npages + 1, ret);
 		return ret;
 	}
 	sg_init_table(&b->sg, 1);
 	sg_dma_address(&b->sg) = b->dma;
 	sg_dma_len(&b->sg) = size;
-	n = ib_map_mr_sg(b->mr, &b->sg, 1, NULL, PAGE_SIZE);
+	n = ib_map_mr_sg(b->mr, &b->sg, 1, NULL, b->page_size);
 	if (n != 1) {
 		kp_err(cb, "ib_map_mr_sg: %d", n);
 		return n < 0 ? n : -EINVAL;
@@ -211,6 +232,10 @@ int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 
 void kp_buf_free(struct kp_cb *cb, struct kp_buf *b)
 {
+	if (cb->npu && (b->npu_va || b->shadow)) {
+		kp_npu_buf_free(cb, b);
+		return;
+	}
 	if (b->mr)
 		ib_dereg_mr(b->mr);
 	if (b->mapped)
@@ -219,6 +244,31 @@ void kp_buf_free(struct kp_cb *cb, struct kp_buf *b)
 	if (b->vaddr)
 		free_pages_exact(b->vaddr, PAGE_ALIGN(b->size));
 	memset(b, 0, sizeof(*b));
+}
+
+/* The CPU's view of @b: the buffer itself, or the NPU buffer's shadow. */
+void *kp_buf_cpu(struct kp_buf *b)
+{
+	return b->vaddr ?: b->shadow;
+}
+
+/* Hand the CPU's writes of @b's first @len bytes to the device. */
+int kp_buf_to_dev(struct kp_cb *cb, struct kp_buf *b, u32 len)
+{
+	if (b->shadow)
+		return kp_npu_copy_to(cb, b, len);
+	ib_dma_sync_single_for_device(kp_dev(cb), b->dma, len,
+				      DMA_BIDIRECTIONAL);
+	return 0;
+}
+
+/* Make the device's writes of @b's first @len bytes visible to the CPU. */
+int kp_buf_to_cpu(struct kp_cb *cb, struct kp_buf *b, u32 len)
+{
+	if (b->shadow)
+		return kp_npu_copy_from(cb, b, len);
+	ib_dma_sync_single_for_cpu(kp_dev(cb), b->dma, len, DMA_BIDIRECTIONAL);
+	return 0;
 }
 
 /* Post with bottom halves off so a software device's tasklet runs at once. */

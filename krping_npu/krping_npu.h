@@ -94,21 +94,35 @@ struct kp_record {
 	u32 id;
 	enum kp_role role;
 	enum kp_mode mode;
+	enum kp_mem mem;
 	enum kp_rec_state state;
 	char dev[IB_DEVICE_NAME_MAX];
 	struct kp_counters cnt;
 	char result[KP_RESULT_MAX];
 };
 
-/* A data buffer: physically contiguous host memory and its fast-reg MR. */
+/*
+ * A data buffer and its fast-reg MR: physically contiguous host memory
+ * (vaddr), or NPU memory registered through npu_peer_mem's callbacks
+ * (npu_va), which the CPU reaches only through the host shadow.
+ */
 struct kp_buf {
 	void *vaddr;
-	u64 dma;
+	u64 dma;		/* local SGE address: DMA address or MR iova */
 	u32 size;
+	u32 page_size;		/* of the MR */
 	struct ib_mr *mr;
 	struct scatterlist sg;
 	bool mapped;		/* dma holds an ib_dma_map_single() address */
 	bool registered;	/* the MR's current key is valid */
+
+	/* mem=npu */
+	u64 npu_va;
+	void *npu_ctx;		/* the peer client's context */
+	struct sg_table npu_sgt;
+	bool npu_pinned;
+	bool npu_mapped;
+	u8 *shadow;		/* host copy for payload and validation */
 };
 
 struct kp_cb {
@@ -163,6 +177,9 @@ struct kp_cb {
 	u32 size;
 	bool duplex;
 
+	/* mem=npu: npu_peer_mem's ops, held for the test */
+	const struct npu_peer_mem_ops *npu;
+
 	/* preallocated timestamps, ns */
 	u64 *samples;
 	u64 *tpost;
@@ -200,6 +217,18 @@ void kp_sge_local(struct kp_cb *cb, struct kp_buf *b, struct ib_sge *sge,
 void kp_set_info(struct kp_rdma_info *info, struct kp_buf *b, u32 len);
 void kp_get_info(struct kp_cb *cb, const struct kp_rdma_info *info);
 int kp_cm_check(struct kp_cb *cb);
+
+void *kp_buf_cpu(struct kp_buf *b);
+int kp_buf_to_dev(struct kp_cb *cb, struct kp_buf *b, u32 len);
+int kp_buf_to_cpu(struct kp_cb *cb, struct kp_buf *b, u32 len);
+
+/* kp_npu.c */
+int kp_npu_get(struct kp_cb *cb);
+void kp_npu_put(struct kp_cb *cb);
+int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size);
+void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b);
+int kp_npu_copy_to(struct kp_cb *cb, struct kp_buf *b, u32 len);
+int kp_npu_copy_from(struct kp_cb *cb, struct kp_buf *b, u32 len);
 
 /* kp_ping.c */
 int kp_ping_client(struct kp_cb *cb);

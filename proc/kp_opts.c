@@ -16,6 +16,7 @@ enum kp_opt_type {
 	KP_T_U32,	/* number in [min, max] */
 	KP_T_ADDR4,	/* dotted quad */
 	KP_T_ADDR6,	/* IPv6 text, optional %ifname or %scope */
+	KP_T_MEM,	/* host or npu */
 };
 
 struct kp_opt_desc {
@@ -73,7 +74,23 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"bw: both sides stream at once" },
 	[KP_OPT_TIMEOUT] = { "timeout", KP_T_U32, KP_F(timeout_ms), 100, 3600000,
 		"bound of every wait, ms (default 10000)" },
+	[KP_OPT_MEM] = { "mem", KP_T_MEM, KP_F(mem), 0, 0,
+		"data buffers in host or npu memory (default host)" },
+	[KP_OPT_NPU_DEV] = { "npu_dev", KP_T_U32, KP_F(npu_dev), 0, KP_MAX_NPU_DEV,
+		"mem=npu: NPU device (default 0)" },
 };
+
+static const char * const kp_mem_names[] = {
+	[KP_MEM_HOST] = "host",
+	[KP_MEM_NPU] = "npu",
+};
+
+const char *kp_mem_name(enum kp_mem mem)
+{
+	if ((unsigned int)mem >= ARRAY_SIZE(kp_mem_names))
+		return "?";
+	return kp_mem_names[mem];
+}
 
 static const char * const kp_mode_names[] = {
 	[KP_MODE_PING] = "ping",
@@ -312,7 +329,7 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 		return -EINVAL;
 	}
 	if ((d->type == KP_T_U32 || d->type == KP_T_ADDR4 ||
-	     d->type == KP_T_ADDR6) != has_val) {
+	     d->type == KP_T_ADDR6 || d->type == KP_T_MEM) != has_val) {
 		kp_err(err, errlen, has_val ? "option '%s' takes no value" :
 		       "option '%s' needs a value", d->name);
 		return -EINVAL;
@@ -351,6 +368,17 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 			return -ERANGE;
 		}
 		*(u32 *)field = (u32)v;
+		break;
+	case KP_T_MEM:
+		if (vlen == 4 && !memcmp(val, "host", 4)) {
+			o->mem = KP_MEM_HOST;
+		} else if (vlen == 3 && !memcmp(val, "npu", 3)) {
+			o->mem = KP_MEM_NPU;
+		} else {
+			kp_err(err, errlen, "option '%s': '%.*s' is not host or npu",
+			       d->name, (int)(vlen > 16 ? 16 : vlen), val);
+			return -EINVAL;
+		}
 		break;
 	case KP_T_ADDR4:
 	case KP_T_ADDR6:
@@ -416,6 +444,14 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 	    (!server || o->mode != KP_MODE_PING)) {
 		kp_err(err, errlen, "'%s' applies to a ping server",
 		       o->read_inv ? "read_inv" : "server_inv");
+		return -EINVAL;
+	}
+	if (kp_opt_given(o, KP_OPT_NPU_DEV) && o->mem != KP_MEM_NPU) {
+		kp_err(err, errlen, "'npu_dev' needs 'mem=npu'");
+		return -EINVAL;
+	}
+	if (o->mem == KP_MEM_NPU && o->local_dma_lkey) {
+		kp_err(err, errlen, "'local_dma_lkey' needs host memory, not 'mem=npu'");
 		return -EINVAL;
 	}
 	if (o->read_inv && o->local_dma_lkey) {
@@ -510,6 +546,8 @@ int kp_opts_help(char *buf, size_t len)
 			snprintf(val, sizeof(val), "=%u..%u", d->min, d->max);
 		else if (d->type == KP_T_ADDR4 || d->type == KP_T_ADDR6)
 			snprintf(val, sizeof(val), "=ADDR");
+		else if (d->type == KP_T_MEM)
+			snprintf(val, sizeof(val), "=host|npu");
 		n += snprintf(buf + n, len - n, "%s%s\t%s\n", d->name, val, d->help);
 	}
 	return n;

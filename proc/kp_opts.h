@@ -22,6 +22,13 @@ enum kp_role {
 	KP_ROLE_CLIENT,
 };
 
+enum kp_mem {
+	KP_MEM_HOST,
+	KP_MEM_NPU,
+};
+
+#define KP_MAX_NPU_DEV		15
+
 enum kp_mode {
 	KP_MODE_PING,
 	KP_MODE_RLAT,
@@ -47,6 +54,8 @@ struct kp_opts {
 	u32 size;
 	u32 txdepth;
 	u32 timeout_ms;
+	enum kp_mem mem;
+	u32 npu_dev;
 	bool validate;
 	bool verbose;
 	bool poll;
@@ -80,6 +89,8 @@ enum kp_opt_id {
 	KP_OPT_BW,
 	KP_OPT_DUPLEX,
 	KP_OPT_TIMEOUT,
+	KP_OPT_MEM,
+	KP_OPT_NPU_DEV,
 	KP_OPT_NR,
 };
 
@@ -100,6 +111,7 @@ int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
 
 const char *kp_mode_name(enum kp_mode mode);
 const char *kp_role_name(enum kp_role role);
+const char *kp_mem_name(enum kp_mem mem);
 
 /* Format @a as text ("192.0.2.1", "fe80::1%eth0") into @buf. */
 int kp_addr_format(const struct kp_addr *a, char *buf, size_t len);

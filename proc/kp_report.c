@@ -167,19 +167,19 @@ int kp_ping_format(char *buf, size_t len, u32 rounds, u32 bytes,
 int kp_record_header(char *buf, size_t len)
 {
 	return snprintf(buf, len,
-			"%-4s %-6s %-4s %-12s %-8s %10s %14s %10s %14s %10s %14s %10s %14s\n",
-			"id", "role", "mode", "device", "state",
+			"%-4s %-6s %-4s %-4s %-12s %-8s %10s %14s %10s %14s %10s %14s %10s %14s\n",
+			"id", "role", "mode", "mem", "device", "state",
 			"send_msgs", "send_bytes", "recv_msgs", "recv_bytes",
 			"read_msgs", "read_bytes", "write_msgs", "write_bytes");
 }
 
 int kp_record_format(char *buf, size_t len, u32 id, const char *role,
-		     const char *mode, const char *dev, const char *state,
-		     const struct kp_counters *c)
+		     const char *mode, const char *mem, const char *dev,
+		     const char *state, const struct kp_counters *c)
 {
 	return snprintf(buf, len,
-			"%-4u %-6s %-4s %-12s %-8s %10llu %14llu %10llu %14llu %10llu %14llu %10llu %14llu\n",
-			id, role, mode, dev, state,
+			"%-4u %-6s %-4s %-4s %-12s %-8s %10llu %14llu %10llu %14llu %10llu %14llu %10llu %14llu\n",
+			id, role, mode, mem, dev, state,
 			(unsigned long long)c->send_msgs,
 			(unsigned long long)c->send_bytes,
 			(unsigned long long)c->recv_msgs,

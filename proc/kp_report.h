@@ -62,8 +62,8 @@ int kp_ping_format(char *buf, size_t len, u32 rounds, u32 bytes,
 
 /* One test's line of /proc/krping_npu, without its result line. */
 int kp_record_format(char *buf, size_t len, u32 id, const char *role,
-		     const char *mode, const char *dev, const char *state,
-		     const struct kp_counters *c);
+		     const char *mode, const char *mem, const char *dev,
+		     const char *state, const struct kp_counters *c);
 
 /* The header line naming kp_record_format's columns. */
 int kp_record_header(char *buf, size_t len);

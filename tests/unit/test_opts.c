@@ -40,7 +40,8 @@ static void test_minimal_and_defaults(void)
 		 o.addr.addr[3] == 1, "addr bytes");
 	KT_CHECK(o.port == 9999, "port %u", o.port);
 	KT_CHECK(o.count == 1000 && o.size == 64 && o.txdepth == 64 &&
-		 o.timeout_ms == 10000, "defaults");
+		 o.timeout_ms == 10000 && o.mem == KP_MEM_HOST && o.npu_dev == 0,
+		 "defaults");
 	KT_CHECK(!o.validate && !o.verbose && !o.poll && !o.duplex, "flags off");
 	expect_ok("server,addr=0.0.0.0,port=1");
 	KT_CHECK(o.role == KP_ROLE_SERVER, "server role");
@@ -71,6 +72,12 @@ static void test_every_option(void)
 	KT_CHECK(o.mode == KP_MODE_BW && o.duplex, "bw duplex");
 	expect_ok("server,addr=192.0.2.1,port=9,bw");
 	KT_CHECK(o.mode == KP_MODE_BW, "server bw");
+	expect_ok(BASE ",mem=npu,npu_dev=3");
+	KT_CHECK(o.mem == KP_MEM_NPU && o.npu_dev == 3, "mem=npu npu_dev=3");
+	expect_ok(BASE ",mem=host");
+	KT_CHECK(o.mem == KP_MEM_HOST, "mem=host");
+	KT_CHECK(!strcmp(kp_mem_name(KP_MEM_NPU), "npu") &&
+		 !strcmp(kp_mem_name(KP_MEM_HOST), "host"), "mem names");
 }
 
 static void test_ranges(void)
@@ -78,14 +85,16 @@ static void test_ranges(void)
 	static const struct { const char *opt; unsigned int lo, hi; } r[] = {
 		{ "port", 1, 65535 }, { "tos", 0, 255 },
 		{ "count", 1, KP_MAX_COUNT }, { "txdepth", 1, KP_MAX_TXDEPTH },
-		{ "timeout", 100, 3600000 },
+		{ "timeout", 100, 3600000 }, { "npu_dev", 0, KP_MAX_NPU_DEV },
 	};
 	char s[128];
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(r); i++) {
-		const char *pre = strcmp(r[i].opt, "port") ?
-			"client,addr=192.0.2.1,port=9," : "client,addr=192.0.2.1,";
+		const char *pre = !strcmp(r[i].opt, "port") ?
+			"client,addr=192.0.2.1," : !strcmp(r[i].opt, "npu_dev") ?
+			"client,addr=192.0.2.1,port=9,mem=npu," :
+			"client,addr=192.0.2.1,port=9,";
 
 		snprintf(s, sizeof(s), "%s%s=%u", pre, r[i].opt, r[i].lo);
 		expect_ok(s);
@@ -146,6 +155,14 @@ static void test_conflicts(void)
 	expect_err("addr=192.0.2.1,port=9", -EINVAL, "server");
 	expect_err(BASE ",port=10", -EINVAL, "twice");
 	expect_err(BASE ",count=1,count=1", -EINVAL, "count");
+	expect_err(BASE ",npu_dev=1", -EINVAL, "npu_dev");
+	expect_err(BASE ",mem=host,npu_dev=1", -EINVAL, "npu_dev");
+	expect_err(BASE ",mem=npu,local_dma_lkey", -EINVAL, "local_dma_lkey");
+	expect_err(BASE ",mem=gpu", -EINVAL, "mem");
+	expect_err(BASE ",mem=", -EINVAL, "mem");
+	expect_err(BASE ",mem", -EINVAL, "needs a value");
+	expect_err(BASE ",mem=NPU", -EINVAL, "mem");
+	expect_err(BASE ",mem=npu,mem=host", -EINVAL, "twice");
 }
 
 static void test_addresses(void)
@@ -249,7 +266,7 @@ static void test_help(void)
 		"server", "client", "addr=", "addr6=", "port=", "tos=", "count=",
 		"size=", "validate", "verbose", "txdepth=", "poll",
 		"local_dma_lkey", "read_inv", "server_inv", "fr", "rlat", "wlat",
-		"bw", "duplex", "timeout=",
+		"bw", "duplex", "timeout=", "mem=host|npu", "npu_dev=",
 	};
 	unsigned int i;
 

@@ -22,14 +22,14 @@ t_ping() {
 	want="ping #bytes=$size rounds=$count validated=yes"
 	[ "$(kp_res $CID)" = "$want" ] || { kp_why "client result: $(kp_res $CID)"; return 1; }
 	[ "$(kp_res $SID)" = "$want" ] || { kp_why "server result: $(kp_res $SID)"; return 1; }
-	[ "$(kp_col $SID 5)" = done ] && [ "$(kp_col $CID 5)" = done ] || { kp_why "state"; return 1; }
+	[ "$(kp_col $SID 6)" = done ] && [ "$(kp_col $CID 6)" = done ] || { kp_why "state"; return 1; }
 	# server: one READ and one WRITE of size bytes per round
-	[ "$(kp_col $SID 11)" = $((size * count)) ] && [ "$(kp_col $SID 13)" = $((size * count)) ] &&
-		[ "$(kp_col $SID 10)" = "$count" ] && [ "$(kp_col $SID 12)" = "$count" ] ||
+	[ "$(kp_col $SID 12)" = $((size * count)) ] && [ "$(kp_col $SID 14)" = $((size * count)) ] &&
+		[ "$(kp_col $SID 11)" = "$count" ] && [ "$(kp_col $SID 13)" = "$count" ] ||
 		{ kp_why "server counters: $(kp_rec $SID)"; return 1; }
 	# client: two 16-byte advertisements out and two messages in per round
-	[ "$(kp_col $CID 6)" = $((2 * count)) ] && [ "$(kp_col $CID 7)" = $((32 * count)) ] &&
-		[ "$(kp_col $CID 8)" = $((2 * count)) ] ||
+	[ "$(kp_col $CID 7)" = $((2 * count)) ] && [ "$(kp_col $CID 8)" = $((32 * count)) ] &&
+		[ "$(kp_col $CID 9)" = $((2 * count)) ] ||
 		{ kp_why "client counters: $(kp_rec $CID)"; return 1; }
 }
 kp_test ping-64B t_ping 64 50
@@ -129,7 +129,7 @@ t_bw() {
 	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,size=$size,count=$count$extra"
 	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
 	kp_check_bw "$(kp_res $CID)" "$size" "$count" || return 1
-	[ "$(kp_col $CID 12)" = "$count" ] && [ "$(kp_col $CID 13)" = $((size * count)) ] ||
+	[ "$(kp_col $CID 13)" = "$count" ] && [ "$(kp_col $CID 14)" = $((size * count)) ] ||
 		{ kp_why "client counters: $(kp_rec $CID)"; return 1; }
 	if [ -n "$extra" ]; then
 		kp_check_bw "$(kp_res $SID)" "$size" "$count" || return 1
