@@ -16,16 +16,21 @@ export KP_SRV_PIN="taskset 2" KP_CLI_PIN="taskset 1"
 kp_rxe_up || exit 1
 modprobe crc32_pclmul 2>/dev/null
 insmod $KP/krping_npu.ko || exit 1
+insmod $KP/npu_peer_mem.ko || exit 1
 echo "KPBENCH env kernel=$(uname -r) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p')"
 
 iters() { case $1 in bw) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N ;;
 	  *) [ "$2" -ge 65536 ] && echo $((LAT_N / 6)) || echo $LAT_N ;; esac; }
 
+# ours MODE SIZE MEM: krping_npu with both sides' buffers in MEM
 ours() {
-	mode=$1 size=$2 n=$(iters "$1" "$2")
+	mode=$1 size=$2 mem=$3 n=$(iters "$1" "$2")
 	PORT=$((PORT + 1))
-	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$mode,size=$size,count=$n,txdepth=$TXD"
-	echo "KPBENCH krping_npu $mode $size $(kp_res $CID | cut -d' ' -f2-)"
+	kp_pair "addr=$A,port=$PORT,mem=$mem" \
+		"addr=$A,port=$PORT,mem=$mem,$mode,size=$size,count=$n,txdepth=$TXD"
+	tool=krping_npu
+	[ "$mem" = npu ] && tool=krping_npu-npu
+	echo "KPBENCH $tool $mode $size $(kp_res $CID | cut -d' ' -f2-)"
 }
 
 # perftest: server in the background, client prints the result row
@@ -55,9 +60,9 @@ theirs() {
 rep=0
 while [ $rep -lt "$REPS" ]; do
 	for size in 64 65536; do
-		ours wlat $size;  theirs ib_write_lat wlat $size
-		theirs ib_read_lat rlat $size;  ours rlat $size
-		ours bw $size;    theirs ib_write_bw bw $size
+		ours wlat $size host; ours wlat $size npu; theirs ib_write_lat wlat $size
+		theirs ib_read_lat rlat $size; ours rlat $size npu; ours rlat $size host
+		ours bw $size npu; ours bw $size host; theirs ib_write_bw bw $size
 	done
 	rep=$((rep + 1))
 done
