@@ -174,6 +174,7 @@ int kp_run_client(struct kp_cb *cb)
 		kp_err(cb, "rdma_create_id: %d", ret);
 		return ret;
 	}
+	atomic_inc(&kp_live.cm_ids);
 	if (kp_opt_given(&cb->opts, KP_OPT_TOS))
 		rdma_set_service_type(cb->cm_id, (int)cb->opts.tos);
 
@@ -213,6 +214,7 @@ int kp_run_client(struct kp_cb *cb)
 out:
 	kp_free_verbs(cb);
 	rdma_destroy_id(cb->cm_id);
+	atomic_dec(&kp_live.cm_ids);
 	cb->cm_id = NULL;
 	return ret;
 }
@@ -234,6 +236,7 @@ int kp_run_server(struct kp_cb *cb)
 		kp_err(cb, "rdma_create_id: %d", ret);
 		return ret;
 	}
+	atomic_inc(&kp_live.cm_ids);
 	ret = rdma_bind_addr(cb->cm_id, (struct sockaddr *)&src);
 	if (ret) {
 		kp_err(cb, "rdma_bind_addr: %d", ret);
@@ -275,6 +278,7 @@ out_child:
 	cb->child_id = NULL;
 out:
 	rdma_destroy_id(cb->cm_id);
+	atomic_dec(&kp_live.cm_ids);
 	cb->cm_id = NULL;
 	return ret;
 }

@@ -23,6 +23,7 @@ static LIST_HEAD(kp_records);
 static unsigned int kp_finished;
 static u32 kp_next_id;
 static struct proc_dir_entry *kp_proc;
+struct kp_live kp_live;
 
 static const char * const kp_rec_state_names[] = {
 	[KP_REC_RUNNING] = "running",
@@ -96,12 +97,14 @@ static int kp_run(const struct kp_opts *o)
 	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
 	if (!cb)
 		return -ENOMEM;
+	atomic_inc(&kp_live.tests);
 	cb->opts = *o;
 	cb->wait_ms = o->timeout_ms;
 	init_waitqueue_head(&cb->wq);
 	cb->rec = kp_rec_new(o);
 	if (!cb->rec) {
 		kfree(cb);
+		atomic_dec(&kp_live.tests);
 		return -ENOMEM;
 	}
 
@@ -116,6 +119,7 @@ static int kp_run(const struct kp_opts *o)
 		       kp_role_name(o->role), kp_mode_name(cb->rec->mode), ret);
 	kp_rec_finish(cb->rec, ret);
 	kfree(cb);
+	atomic_dec(&kp_live.tests);
 	return ret;
 }
 
@@ -140,7 +144,11 @@ static ssize_t kp_proc_write(struct file *file, const char __user *ubuf,
 		pr_err(KP_NAME ": %s\n", err);
 		return ret;
 	}
+	/* a running test pins the module: rmmod is refused, not blocked */
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
 	ret = kp_run(&opts);
+	module_put(THIS_MODULE);
 	return ret ? ret : (ssize_t)len;
 }
 
@@ -173,6 +181,9 @@ static int kp_proc_show(struct seq_file *m, void *v)
 			seq_printf(m, "%u result: %s\n", r->id, r->result);
 	}
 	mutex_unlock(&kp_rec_lock);
+	seq_printf(m, "live tests=%d cm_ids=%d qps=%d buffers=%d\n",
+		   atomic_read(&kp_live.tests), atomic_read(&kp_live.cm_ids),
+		   atomic_read(&kp_live.qps), atomic_read(&kp_live.bufs));
 	return 0;
 }
 

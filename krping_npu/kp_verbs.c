@@ -123,6 +123,7 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
 		return ret;
 	}
 	cb->qp = id->qp;
+	atomic_inc(&kp_live.qps);
 	cb->max_inline = qp_attr.cap.max_inline_data;
 
 	ret = kp_ctrl_alloc(cb, &cb->recv_msg, &cb->recv_dma);
@@ -147,6 +148,7 @@ void kp_free_verbs(struct kp_cb *cb)
 	if (cb->qp) {
 		rdma_destroy_qp(id);
 		cb->qp = NULL;
+		atomic_dec(&kp_live.qps);
 	}
 	kp_stats_free(cb);
 	if (cb->pd) {
@@ -186,6 +188,8 @@ int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 	u32 npages;
 	int n;
 
+	b->live = true;
+	atomic_inc(&kp_live.bufs);
 	if (cb->opts.mem == KP_MEM_NPU)
 		return kp_npu_buf_alloc(cb, b, size);
 	b->page_size = kp_host_mr_page(dev, size);
@@ -232,7 +236,10 @@ int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 
 void kp_buf_free(struct kp_cb *cb, struct kp_buf *b)
 {
-	if (cb->npu && (b->npu_va || b->shadow)) {
+	if (!b->live)
+		return;
+	atomic_dec(&kp_live.bufs);
+	if (cb->npu) {
 		kp_npu_buf_free(cb, b);
 		return;
 	}

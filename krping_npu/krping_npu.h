@@ -115,6 +115,7 @@ struct kp_buf {
 	struct scatterlist sg;
 	bool mapped;		/* dma holds an ib_dma_map_single() address */
 	bool registered;	/* the MR's current key is valid */
+	bool live;		/* kp_buf_alloc() ran: kp_buf_free() undoes */
 
 	/* mem=npu */
 	u64 npu_va;
@@ -190,6 +191,16 @@ static inline struct ib_device *kp_dev(struct kp_cb *cb)
 {
 	return cb->pd->device;
 }
+
+/* Objects alive now, for leak checks: the last line of /proc/krping_npu. */
+struct kp_live {
+	atomic_t tests;
+	atomic_t cm_ids;
+	atomic_t qps;
+	atomic_t bufs;
+};
+
+extern struct kp_live kp_live;
 
 /* kp_main.c */
 void kp_rec_result(struct kp_cb *cb, const char *fmt, ...) __printf(2, 3);

@@ -1,0 +1,264 @@
+# VM tests of bounded waits, peer loss, device removal, rmmod mid-run,
+# concurrency, hostile input and leaks (issue: reliability and security).
+. /lib/kp/lib.sh
+cp /root/kpwrite /usr/bin/kpwrite
+A=192.0.2.1
+PORT=9600
+
+# "live tests=0 cm_ids=0 qps=0 buffers=0" once everything is released
+kp_live() { sed -n 's/^live //p' /proc/krping_npu; }
+kp_idle() {
+	[ "$(kp_live)" = "tests=0 cm_ids=0 qps=0 buffers=0" ] ||
+		{ kp_why "objects left after $1: $(kp_live)"; return 1; }
+}
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
+t_setup() {
+	kp_rxe_up || { kp_why "rxe0"; return 1; }
+	insmod $KP/krping_npu.ko || { kp_why "insmod"; return 1; }
+	insmod $KP/npu_peer_mem.ko || { kp_why "insmod npu_peer_mem"; return 1; }
+	kp_idle start
+}
+kp_test setup t_setup
+
+# a server nobody connects to gives up after its timeout
+t_server_timeout() {
+	t0=$(now_ms)
+	out=$(kpwrite "server,addr=$A,port=$PORT,timeout=1000")
+	dt=$(($(now_ms) - t0))
+	[ "$out" = "errno=110" ] || { kp_why "want ETIMEDOUT, got $out"; return 1; }
+	[ $dt -ge 900 ] && [ $dt -le 3000 ] || { kp_why "took $dt ms for timeout=1000"; return 1; }
+	kp_idle "server timeout"
+}
+kp_test server-timeout t_server_timeout
+
+# a signal stops a waiting test with EINTR, quickly
+t_signal() {
+	kpwrite "server,addr=$A,port=$PORT,timeout=60000" > /tmp/sig.out &
+	p=$!
+	sleep 1
+	t0=$(now_ms)
+	kill -USR1 $p
+	wait $p
+	dt=$(($(now_ms) - t0))
+	[ "$(cat /tmp/sig.out)" = "errno=4" ] || { kp_why "want EINTR, got $(cat /tmp/sig.out)"; return 1; }
+	[ $dt -le 1500 ] || { kp_why "took $dt ms to stop"; return 1; }
+	kp_idle signal
+}
+kp_test signal-eintr t_signal
+
+# the client goes away mid-test: the server fails within its timeout
+t_peer_killed() {
+	mode=$1
+	PORT=$((PORT + 1))
+	kpwrite "server,addr=$A,port=$PORT,timeout=2000" > /tmp/srv.out &
+	sp=$!
+	sleep 0.5
+	kpwrite "client,addr=$A,port=$PORT,$mode,count=1000000,timeout=2000" > /tmp/cli.out &
+	cp=$!
+	sleep 2
+	t0=$(now_ms)
+	kill -USR1 $cp
+	wait $cp
+	wait $sp
+	dt=$(($(now_ms) - t0))
+	[ "$(cat /tmp/cli.out)" = "errno=4" ] || { kp_why "client: $(cat /tmp/cli.out)"; return 1; }
+	case $(cat /tmp/srv.out) in
+	errno=104|errno=110|errno=5) ;;
+	*) kp_why "server: $(cat /tmp/srv.out)"; return 1 ;;
+	esac
+	[ $dt -le 4000 ] || { kp_why "server took $dt ms"; return 1; }
+	kp_idle "peer loss"
+}
+kp_test peer-lost-ping t_peer_killed "size=4096"
+kp_test peer-lost-wlat t_peer_killed "wlat"
+kp_test peer-lost-bw t_peer_killed "bw,size=65536"
+
+# a running test pins the module: rmmod is refused, the test finishes
+t_rmmod_busy() {
+	PORT=$((PORT + 1))
+	kpwrite "server,addr=$A,port=$PORT" > /tmp/srv.out &
+	sp=$!
+	sleep 0.5
+	rmmod krping_npu 2>/dev/null && { kp_why "rmmod went through a running test"; return 1; }
+	kpwrite "client,addr=$A,port=$PORT,count=20,validate" > /tmp/cli.out
+	wait $sp
+	grep -q ret= /tmp/cli.out && grep -q ret= /tmp/srv.out ||
+		{ kp_why "srv $(cat /tmp/srv.out) cli $(cat /tmp/cli.out)"; return 1; }
+	kp_idle "rmmod attempt"
+}
+kp_test rmmod-while-running t_rmmod_busy
+
+# 16 pairs at once, mixed modes and memories, /proc read all along
+t_concurrent() {
+	base=$(kp_last_id)
+	i=0
+	while [ $i -lt 16 ]; do
+		kpwrite "server,addr=$A,port=$((9700 + i)),timeout=60000" > /tmp/cs.$i &
+		i=$((i + 1))
+	done
+	sleep 1
+	i=0
+	while [ $i -lt 16 ]; do
+		case $((i % 4)) in
+		0) o="size=4096,count=50,validate" ;;
+		1) o="wlat,count=200" ;;
+		2) o="bw,size=16384,count=200" ;;
+		3) o="mem=npu,size=65536,count=20,validate" ;;
+		esac
+		kpwrite "client,addr=$A,port=$((9700 + i)),timeout=60000,$o" > /tmp/cc.$i &
+		i=$((i + 1))
+	done
+	reads=0
+	while [ "$(grep -c . /proc/krping_npu)" -gt 0 ] &&
+	      grep -q ' running ' /proc/krping_npu; do
+		cat /proc/krping_npu > /dev/null || { kp_why "read failed"; return 1; }
+		reads=$((reads + 1))
+	done
+	wait
+	i=0
+	while [ $i -lt 16 ]; do
+		grep -q ret= /tmp/cs.$i && grep -q ret= /tmp/cc.$i ||
+			{ kp_why "pair $i: $(cat /tmp/cs.$i) $(cat /tmp/cc.$i)"; return 1; }
+		i=$((i + 1))
+	done
+	ok=$(awk -v b="$base" '$1 > b && $2 == "result:"' /proc/krping_npu |
+	     grep -c -E 'validated=yes|t_typical|BW_average|served')
+	[ "$ok" = 32 ] || { kp_why "$ok of 32 results"; return 1; }
+	[ $reads -gt 0 ] || { kp_why "never read /proc while running"; return 1; }
+	kp_log "concurrent: $reads reads of /proc during the run"
+	kp_idle concurrency
+}
+kp_test concurrent-16-pairs t_concurrent
+
+# hostile input: every field bounded, each string its errno
+t_hostile() {
+	before=$(kp_last_id)
+	n=0
+	while IFS='|' read -r want cmd; do
+		[ -n "$want" ] || continue
+		got=$(kpwrite "$cmd")
+		[ "$got" = "errno=$want" ] || { kp_why "'$cmd': want errno=$want got $got"; return 1; }
+		n=$((n + 1))
+	done <<'TABLE'
+22|x
+22|server
+22|client
+22|client,addr=192.0.2.1,port=9,server
+22|client,addr=192.0.2.1,port=9,fr,rlat
+22|client,addr=192.0.2.1,port=9,wlat,bw
+22|client,addr=192.0.2.1,port=9,bw,rlat
+22|client,addr=192.0.2.1,addr=192.0.2.2,port=9
+22|client,addr=192.0.2.1,addr6=::1,port=9
+22|client,addr=1.2.3.4.5,port=9
+22|client,addr=-1.0.0.0,port=9
+22|client,addr6=fe80::1%nosuchifnamethatislong,port=9
+22|client,addr6=:::,port=9
+22|client,addr=192.0.2.1,port=0x
+22|client,addr=192.0.2.1,port=9,size=1k
+22|client,addr=192.0.2.1,port=9,size=
+22|client,addr=192.0.2.1,port=9,size
+22|client,addr=192.0.2.1,port=9,validate=yes
+22|client,addr=192.0.2.1,port=9,,
+22|,client,addr=192.0.2.1,port=9
+22|client;addr=192.0.2.1;port=9
+22|client,addr=192.0.2.1,port=9,read_inv
+22|server,addr=192.0.2.1,port=9,server_inv,rlat
+22|client,addr=192.0.2.1,port=9,rlat,validate
+22|client,addr=192.0.2.1,port=9,mem=ram
+22|client,addr=192.0.2.1,port=9,npu_dev=1
+22|client,addr=192.0.2.1,port=9,mem=npu,local_dma_lkey
+22|client,addr=192.0.2.1,port=9,size=25
+22|client,addr=192.0.2.1,port=9,%s%s%s%n
+22|client,addr=192.0.2.1,port=9,count=1e6
+34|client,addr=192.0.2.1,port=65536
+34|client,addr=192.0.2.1,port=9,tos=256
+34|client,addr=192.0.2.1,port=9,txdepth=0
+34|client,addr=192.0.2.1,port=9,txdepth=1025
+34|client,addr=192.0.2.1,port=9,timeout=99
+34|client,addr=192.0.2.1,port=9,count=1000001
+34|client,addr=192.0.2.1,port=9,npu_dev=16,mem=npu
+34|client,addr=192.0.2.1,port=9,size=0xffffffffffffffffff
+19|client,addr6=fe80::1%nosuch0,port=9,count=1
+TABLE
+	[ $n -ge 30 ] || { kp_why "only $n strings"; return 1; }
+	for len in 1025 4096 4097 65536 1048576; do
+		got=$(kpwrite -n $len)
+		[ "$got" = "errno=7" ] || { kp_why "$len bytes: want E2BIG, got $got"; return 1; }
+	done
+	# the one hostile string that runs (unknown interface) must not leave a record running
+	awk -v b="$before" '$1 > b && $2 != "result:" && $6 == "running"' /proc/krping_npu | grep -q . &&
+		{ kp_why "a test left running"; return 1; }
+	kp_idle "hostile input"
+}
+kp_test hostile-input t_hostile
+
+# /proc: root only, no kernel pointers
+t_proc_safety() {
+	[ "$(stat -c %a /proc/krping_npu)" = 600 ] || { kp_why "mode $(stat -c %a /proc/krping_npu)"; return 1; }
+	grep -Eq 'ffff[0-9a-f]{12}' /proc/krping_npu && { kp_why "a kernel address in /proc"; return 1; }
+	return 0
+}
+kp_test proc-safety t_proc_safety
+
+# 1000 failed connects, then 200 short successful tests: nothing left over
+t_leaks() {
+	i=0
+	while [ $i -lt 1000 ]; do
+		out=$(kpwrite "client,addr=$A,port=9,count=1")
+		[ "$out" = "errno=111" ] || { kp_why "connect $i: $out"; return 1; }
+		i=$((i + 1))
+	done
+	kp_idle "1000 refused connects" || return 1
+	i=0
+	while [ $i -lt 200 ]; do
+		kpwrite "server,addr=$A,port=9800" > /tmp/ls.out &
+		sp=$!
+		j=0
+		while :; do
+			out=$(kpwrite "client,addr=$A,port=9800,count=1,validate")
+			[ "$out" != "errno=111" ] && break
+			j=$((j + 1)); [ $j -lt 50 ] || break
+			sleep 0.05
+		done
+		wait $sp
+		[ "$out" != "${out#ret=}" ] || { kp_why "test $i: $out"; return 1; }
+		i=$((i + 1))
+	done
+	kp_idle "200 short tests"
+}
+kp_test leaks t_leaks
+
+# the device goes away mid-run: both sides fail cleanly, a new link works
+t_device_removal() {
+	PORT=$((PORT + 1))
+	kpwrite "server,addr=$A,port=$PORT,timeout=3000" > /tmp/srv.out &
+	sp=$!
+	sleep 0.5
+	kpwrite "client,addr=$A,port=$PORT,bw,size=65536,count=1000000,timeout=3000" > /tmp/cli.out &
+	cp=$!
+	sleep 2
+	t0=$(now_ms)
+	rdma link delete rxe0 || { kp_why "rdma link delete"; return 1; }
+	wait $cp; wait $sp
+	dt=$(($(now_ms) - t0))
+	grep -q errno= /tmp/cli.out && grep -q errno= /tmp/srv.out ||
+		{ kp_why "srv $(cat /tmp/srv.out) cli $(cat /tmp/cli.out)"; return 1; }
+	[ $dt -le 8000 ] || { kp_why "took $dt ms"; return 1; }
+	kp_log "device removal: server $(cat /tmp/srv.out), client $(cat /tmp/cli.out), $dt ms"
+	kp_idle "device removal" || return 1
+	rdma link add rxe0 type rxe netdev d0 || { kp_why "rdma link add"; return 1; }
+	sleep 1
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,validate" "addr=$A,port=$PORT,count=10,validate"
+	[ "$(kp_res $CID)" = "ping #bytes=64 rounds=10 validated=yes" ] ||
+		{ kp_why "after re-adding: $SRV $CLI $(kp_res $CID)"; return 1; }
+}
+kp_test device-removal t_device_removal
+
+t_end() {
+	kp_idle end || return 1
+	rmmod krping_npu || { kp_why "rmmod krping_npu"; return 1; }
+	rmmod npu_peer_mem || { kp_why "rmmod npu_peer_mem"; return 1; }
+}
+kp_test rmmod t_end
