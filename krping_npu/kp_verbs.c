@@ -487,6 +487,15 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 	unsigned int spins = 0;
 	int n, i;
 
+	/*
+	 * The loops call this once per operation and may never find the CQ
+	 * empty (a software device completes inside the post): yield and
+	 * look for signals here too, not only while spinning.
+	 */
+	if (signal_pending(current))
+		return -EINTR;
+	if (!(++cb->polls % 64))
+		cond_resched();
 	for (;;) {
 		local_bh_disable();
 		n = ib_poll_cq(cb->cq, max, wc);

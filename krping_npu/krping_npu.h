@@ -149,6 +149,7 @@ struct kp_cb {
 	u8 rd_atom;
 	bool cq_event;		/* set by the CQ handler */
 	unsigned int sends_out;	/* signaled sends not yet completed */
+	unsigned int polls;	/* kp_poll() calls, to yield every so often */
 	u32 send_len;		/* bytes of the last SEND posted */
 	u32 wait_ms;		/* bound of the current wait */
 
