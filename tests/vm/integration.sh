@@ -131,7 +131,7 @@ t_bw() {
 	kp_check_bw "$(kp_res $CID)" "$size" "$count" || return 1
 	[ "$(kp_col $CID 13)" = "$count" ] && [ "$(kp_col $CID 14)" = $((size * count)) ] ||
 		{ kp_why "client counters: $(kp_rec $CID)"; return 1; }
-	if [ -n "$extra" ]; then
+	if [ "$extra" != "${extra#,duplex}" ]; then
 		kp_check_bw "$(kp_res $SID)" "$size" "$count" || return 1
 	else
 		[ "$(kp_res $SID)" = "bw served #bytes=$size #iterations=$count" ] ||

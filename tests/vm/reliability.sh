@@ -94,7 +94,7 @@ t_concurrent() {
 	base=$(kp_last_id)
 	i=0
 	while [ $i -lt 16 ]; do
-		kpwrite "server,addr=$A,port=$((9700 + i)),timeout=60000" > /tmp/cs.$i &
+		kpwrite "server,addr=$A,port=$((9700 + i)),timeout=60000,validate" > /tmp/cs.$i &
 		i=$((i + 1))
 	done
 	sleep 1
