@@ -37,19 +37,28 @@ kp_test() {
 # kp_why MESSAGE: record why a test failed and return 1.
 kp_why() { KP_WHY="$*"; return 1; }
 
-# Bring up rxe0 on a dummy netdev d0 with address $1 (default 192.0.2.1/24).
+# Bring up rxe0 with address $1 (default 192.0.2.1/24) on a dummy netdev d0,
+# or on the e1000 NIC eth0 when $2 is "eth0" (two-VM tests).
 kp_rxe_up() {
-	addr=${1:-192.0.2.1/24}
+	addr=${1:-192.0.2.1/24} nd=${2:-d0}
 	modprobe crc32_generic || return 1
 	modprobe rdma_rxe || return 1
 	modprobe rdma_cm || return 1
 	modprobe rdma_ucm || return 1
-	modprobe dummy numdummies=0 || return 1
-	ip link add d0 type dummy || return 1
-	ip link set d0 mtu 9000 || return 1	# RoCE MTU 4096
-	ip addr add "$addr" dev d0 || return 1
-	ip link set d0 up || return 1
-	rdma link add rxe0 type rxe netdev d0 || return 1
+	if [ "$nd" = d0 ]; then
+		modprobe dummy numdummies=0 || return 1
+		ip link add d0 type dummy || return 1
+	else
+		modprobe e1000 || return 1
+		i=0
+		while [ ! -e /sys/class/net/$nd ] && [ $i -lt 50 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+	fi
+	ip link set $nd mtu 9000 || return 1	# RoCE MTU 4096
+	ip addr add "$addr" dev $nd || return 1
+	ip link set $nd up || return 1
+	rdma link add rxe0 type rxe netdev $nd || return 1
 	i=0
 	while [ $i -lt 50 ]; do
 		[ -e /sys/class/infiniband/rxe0 ] && return 0

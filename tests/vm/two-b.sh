@@ -1,0 +1,55 @@
+# Two-VM tests, host B (client, 192.0.2.2): a validated ping in NPU memory
+# across the wire, then a bandwidth test whose server VM powers off.
+. /lib/kp/lib.sh
+cp /root/kpwrite /usr/bin/kpwrite
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
+t_setup() {
+	kp_rxe_up 192.0.2.2/24 eth0 || { kp_why "rxe0 on eth0"; return 1; }
+	insmod $KP/krping_npu.ko || { kp_why "insmod"; return 1; }
+	insmod $KP/npu_peer_mem.ko || { kp_why "insmod npu_peer_mem"; return 1; }
+}
+kp_test b-setup t_setup
+
+# the other VM may still be booting: retry while nobody listens
+kp_client_retry() {
+	i=0
+	while :; do
+		out=$(kpwrite "client,$1")
+		case $out in errno=111|errno=113|errno=110) ;; *) break ;; esac
+		i=$((i + 1)); [ $i -lt 120 ] || break
+		sleep 1
+	done
+	echo "$out"
+}
+
+t_ping() {
+	out=$(kp_client_retry "addr=192.0.2.1,port=9900,mem=npu,size=65536,count=50,validate")
+	[ "$out" != "${out#ret=}" ] || { kp_why "client: $out"; return 1; }
+	id=$(kp_last_id)
+	[ "$(kp_res $id)" = "ping #bytes=65536 rounds=50 validated=yes" ] ||
+		{ kp_why "result: $(kp_res $id)"; return 1; }
+}
+kp_test b-ping-npu-two-hosts t_ping
+
+# the server VM powers off mid-run: the client fails, bounded, and cleans up
+t_server_gone() {
+	t0=$(now_ms)
+	out=$(kp_client_retry "addr=192.0.2.1,port=9901,bw,size=65536,count=1000000,timeout=3000")
+	dt=$(($(now_ms) - t0))
+	case $out in
+	errno=5|errno=104|errno=110) ;;
+	*) kp_why "client: $out after $dt ms"; return 1 ;;
+	esac
+	# 3 s of traffic, then at most the 3 s timeout plus RC retries
+	[ $dt -le 30000 ] || { kp_why "took $dt ms"; return 1; }
+	kp_log "b: server VM gone: client $out after $dt ms"
+	[ "$(sed -n 's/^live //p' /proc/krping_npu)" = "tests=0 cm_ids=0 qps=0 buffers=0" ] ||
+		{ kp_why "left: $(sed -n 's/^live //p' /proc/krping_npu)"; return 1; }
+}
+kp_test b-server-vm-powered-off t_server_gone
+
+t_end() {
+	rmmod krping_npu && rmmod npu_peer_mem || { kp_why "rmmod"; return 1; }
+}
+kp_test b-rmmod t_end
