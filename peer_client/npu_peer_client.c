@@ -251,7 +251,7 @@ static void npu_free_cb(void *data)
 }
 
 /* Both layouts share the first 136 bytes; the tail stays zero unless set. */
-union npu_client_storage npu_client = {
+struct peer_memory_client_yunscale npu_client = {
 	.mofed = {
 		.name = "npu_peer_mem",
 		.version = "1.0",

@@ -7,16 +7,11 @@
 #include "npu_provider.h"
 
 /*
- * The registered struct.  In MOFED mode the core is given the 136-byte view;
- * bytes 136..151 are zero all the same, so a core that reads the YunScale
- * tail anyway finds NULL there.
+ * The registered struct.  In MOFED mode the core is given the 136-byte view
+ * (.mofed); bytes 136..151 are zero all the same, so a core that reads the
+ * YunScale tail anyway finds NULL there.
  */
-union npu_client_storage {
-	struct peer_memory_client_mofed mofed;
-	struct peer_memory_client_yunscale yunscale;
-};
-
-extern union npu_client_storage npu_client;
+extern struct peer_memory_client_yunscale npu_client;
 extern struct npu_provider *npu_prov;
 extern invalidate_peer_memory npu_core_invalidate;
 extern void *npu_reg_handle;

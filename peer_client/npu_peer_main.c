@@ -116,8 +116,8 @@ static int npu_register(void)
 		return -EINVAL;
 	}
 	if (yunscale && abi_stubs) {
-		npu_client.yunscale.get_context_private_data = npu_stub_get_context;
-		npu_client.yunscale.put_context_private_data = npu_stub_put_context;
+		npu_client.get_context_private_data = npu_stub_get_context;
+		npu_client.put_context_private_data = npu_stub_put_context;
 	}
 	npu_abi_name = yunscale ? "yunscale" : "mofed";
 	npu_abi_size = yunscale ? sizeof(struct peer_memory_client_yunscale) :

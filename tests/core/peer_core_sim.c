@@ -71,11 +71,6 @@ static int refuse_ok = -1;
 static struct platform_device *core_pdev;
 static struct dentry *core_dir;
 
-/* the API a core exports (MOFED declares these in peer_mem.h) */
-void *ib_register_peer_memory_client(const struct peer_memory_client_mofed *c,
-				     invalidate_peer_memory *invalidate);
-void ib_unregister_peer_memory_client(void *reg_handle);
-
 static struct device *core_dma_dev(void)
 {
 	return core_pdev ? &core_pdev->dev : NULL;

@@ -10,28 +10,29 @@
 #include "../../peer_client/peer_mem_abi.h"
 
 #define OFF(T, f)	offsetof(struct T, f)
+#define YOFF(f)		offsetof(struct peer_memory_client_yunscale, mofed.f)
 
 int main(void)
 {
 	static const struct { const char *f; size_t mofed, yun, want; } rows[] = {
 		{ "name", OFF(peer_memory_client_mofed, name),
-		  OFF(peer_memory_client_yunscale, name), 0 },
+		  YOFF(name), 0 },
 		{ "version", OFF(peer_memory_client_mofed, version),
-		  OFF(peer_memory_client_yunscale, version), 64 },
+		  YOFF(version), 64 },
 		{ "acquire", OFF(peer_memory_client_mofed, acquire),
-		  OFF(peer_memory_client_yunscale, acquire), 80 },
+		  YOFF(acquire), 80 },
 		{ "get_pages", OFF(peer_memory_client_mofed, get_pages),
-		  OFF(peer_memory_client_yunscale, get_pages), 88 },
+		  YOFF(get_pages), 88 },
 		{ "dma_map", OFF(peer_memory_client_mofed, dma_map),
-		  OFF(peer_memory_client_yunscale, dma_map), 96 },
+		  YOFF(dma_map), 96 },
 		{ "dma_unmap", OFF(peer_memory_client_mofed, dma_unmap),
-		  OFF(peer_memory_client_yunscale, dma_unmap), 104 },
+		  YOFF(dma_unmap), 104 },
 		{ "put_pages", OFF(peer_memory_client_mofed, put_pages),
-		  OFF(peer_memory_client_yunscale, put_pages), 112 },
+		  YOFF(put_pages), 112 },
 		{ "get_page_size", OFF(peer_memory_client_mofed, get_page_size),
-		  OFF(peer_memory_client_yunscale, get_page_size), 120 },
+		  YOFF(get_page_size), 120 },
 		{ "release", OFF(peer_memory_client_mofed, release),
-		  OFF(peer_memory_client_yunscale, release), 128 },
+		  YOFF(release), 128 },
 	};
 	unsigned int i;
 
