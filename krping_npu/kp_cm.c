@@ -157,13 +157,12 @@ static void kp_disconnect(struct kp_cb *cb, struct rdma_cm_id *id)
 			   msecs_to_jiffies(1000));
 }
 
-int kp_run_client(struct kp_cb *cb)
+/* The test's address in @ss and its own cm_id (a client's or a listener). */
+static int kp_cm_create(struct kp_cb *cb, struct sockaddr_storage *ss)
 {
-	struct sockaddr_storage dst;
-	struct rdma_conn_param param;
 	int ret;
 
-	ret = kp_fill_sockaddr(cb, &dst);
+	ret = kp_fill_sockaddr(cb, ss);
 	if (ret)
 		return ret;
 	cb->cm_id = rdma_create_id(&init_net, kp_cma_handler, cb, RDMA_PS_TCP,
@@ -175,6 +174,25 @@ int kp_run_client(struct kp_cb *cb)
 		return ret;
 	}
 	atomic_inc(&kp_live.cm_ids);
+	return 0;
+}
+
+static void kp_cm_destroy(struct kp_cb *cb)
+{
+	rdma_destroy_id(cb->cm_id);
+	atomic_dec(&kp_live.cm_ids);
+	cb->cm_id = NULL;
+}
+
+int kp_run_client(struct kp_cb *cb)
+{
+	struct sockaddr_storage dst;
+	struct rdma_conn_param param;
+	int ret;
+
+	ret = kp_cm_create(cb, &dst);
+	if (ret)
+		return ret;
 	if (kp_opt_given(&cb->opts, KP_OPT_TOS))
 		rdma_set_service_type(cb->cm_id, (int)cb->opts.tos);
 
@@ -213,9 +231,7 @@ int kp_run_client(struct kp_cb *cb)
 	kp_disconnect(cb, cb->cm_id);
 out:
 	kp_free_verbs(cb);
-	rdma_destroy_id(cb->cm_id);
-	atomic_dec(&kp_live.cm_ids);
-	cb->cm_id = NULL;
+	kp_cm_destroy(cb);
 	return ret;
 }
 
@@ -225,18 +241,9 @@ int kp_run_server(struct kp_cb *cb)
 	struct rdma_conn_param param;
 	int ret;
 
-	ret = kp_fill_sockaddr(cb, &src);
+	ret = kp_cm_create(cb, &src);
 	if (ret)
 		return ret;
-	cb->cm_id = rdma_create_id(&init_net, kp_cma_handler, cb, RDMA_PS_TCP,
-				   IB_QPT_RC);
-	if (IS_ERR(cb->cm_id)) {
-		ret = PTR_ERR(cb->cm_id);
-		cb->cm_id = NULL;
-		kp_err(cb, "rdma_create_id: %d", ret);
-		return ret;
-	}
-	atomic_inc(&kp_live.cm_ids);
 	ret = rdma_bind_addr(cb->cm_id, (struct sockaddr *)&src);
 	if (ret) {
 		kp_err(cb, "rdma_bind_addr: %d", ret);
@@ -277,8 +284,6 @@ out_child:
 	rdma_destroy_id(cb->child_id);
 	cb->child_id = NULL;
 out:
-	rdma_destroy_id(cb->cm_id);
-	atomic_dec(&kp_live.cm_ids);
-	cb->cm_id = NULL;
+	kp_cm_destroy(cb);
 	return ret;
 }

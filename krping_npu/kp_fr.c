@@ -14,10 +14,7 @@ int kp_fr_run(struct kp_cb *cb)
 	u32 i, got;
 	int ret;
 
-	ret = kp_buf_alloc(cb, &cb->rdma, cb->size);
-	if (ret)
-		return ret;
-	ret = kp_stats_alloc(cb);
+	ret = kp_test_alloc(cb);
 	if (ret)
 		return ret;
 	for (i = 0; i < cb->count; i++) {

@@ -79,17 +79,22 @@ static int (*kp_test_loop(struct kp_cb *cb))(struct kp_cb *)
 	}
 }
 
-static int kp_test_prepare(struct kp_cb *cb)
+/* The data buffer and the timestamps of a test mode (fr included). */
+int kp_test_alloc(struct kp_cb *cb)
 {
 	int ret;
 
 	ret = kp_buf_alloc(cb, &cb->rdma, cb->size);
 	if (ret)
 		return ret;
-	ret = kp_stats_alloc(cb);
-	if (ret)
-		return ret;
-	return kp_post_reg(cb, &cb->rdma, KP_REMOTE_ALL, true) ?:
+	return kp_stats_alloc(cb);
+}
+
+/* ... registered once, for the peer's READs and WRITEs. */
+static int kp_test_prepare(struct kp_cb *cb)
+{
+	return kp_test_alloc(cb) ?:
+	       kp_post_reg(cb, &cb->rdma, KP_REMOTE_ALL, true) ?:
 	       kp_wait_for(cb, KP_WR_REG, 0);
 }
 

@@ -247,6 +247,7 @@ int kp_ping_client(struct kp_cb *cb);
 int kp_ping_server(struct kp_cb *cb);
 
 /* kp_test.c: hello/fin exchange shared by the test modes */
+int kp_test_alloc(struct kp_cb *cb);
 int kp_test_client(struct kp_cb *cb);
 int kp_test_server(struct kp_cb *cb);
 

@@ -51,10 +51,10 @@ kp_test signal-eintr t_signal
 t_peer_killed() {
 	mode=$1
 	PORT=$((PORT + 1))
-	kpwrite "server,addr=$A,port=$PORT,timeout=2000" > /tmp/srv.out &
+	kpwrite "server,addr=$A,port=$PORT,timeout=5000" > /tmp/srv.out &
 	sp=$!
 	sleep 0.5
-	kpwrite "client,addr=$A,port=$PORT,$mode,count=1000000,timeout=2000" > /tmp/cli.out &
+	kpwrite "client,addr=$A,port=$PORT,$mode,count=1000000,timeout=5000" > /tmp/cli.out &
 	cp=$!
 	sleep 2
 	t0=$(now_ms)
@@ -67,7 +67,7 @@ t_peer_killed() {
 	errno=104|errno=110|errno=5) ;;
 	*) kp_why "server: $(cat /tmp/srv.out)"; return 1 ;;
 	esac
-	[ $dt -le 4000 ] || { kp_why "server took $dt ms"; return 1; }
+	[ $dt -le 7000 ] || { kp_why "server took $dt ms (timeout 5000)"; return 1; }
 	kp_idle "peer loss"
 }
 kp_test peer-lost-ping t_peer_killed "size=4096"
@@ -201,8 +201,18 @@ t_proc_safety() {
 }
 kp_test proc-safety t_proc_safety
 
-# 1000 failed connects, then 200 short successful tests: nothing left over
+# active objects of the general and RDMA slab caches
+slab_objs() {
+	awk '$1 ~ /^(kmalloc-|kmalloc-cg-|rxe|ib_|rdma)/ { n += $2 } END { print n + 0 }' /proc/slabinfo
+}
+
+# 1000 failed connects and 200 short successful tests: the module's live
+# objects are back at zero and the slab caches have not grown by as much as
+# one object a test.  (A short test costs about 1.2 s under TCG, mostly in
+# connection teardown: 1000 of them would take 20 minutes.)
 t_leaks() {
+	kpwrite "client,addr=$A,port=9,count=1" > /dev/null	# warm up
+	slab0=$(slab_objs)
 	i=0
 	while [ $i -lt 1000 ]; do
 		out=$(kpwrite "client,addr=$A,port=9,count=1")
@@ -212,20 +222,23 @@ t_leaks() {
 	kp_idle "1000 refused connects" || return 1
 	i=0
 	while [ $i -lt 200 ]; do
-		kpwrite "server,addr=$A,port=9800" > /tmp/ls.out &
+		kpwrite "server,addr=$A,port=9800" > /dev/null &
 		sp=$!
 		j=0
 		while :; do
 			out=$(kpwrite "client,addr=$A,port=9800,count=1,validate")
-			[ "$out" != "errno=111" ] && break
-			j=$((j + 1)); [ $j -lt 50 ] || break
-			sleep 0.05
+			[ "$out" = "errno=111" ] || break
+			j=$((j + 1)); [ $j -lt 100 ] || break
+			sleep 0.02
 		done
 		wait $sp
 		[ "$out" != "${out#ret=}" ] || { kp_why "test $i: $out"; return 1; }
 		i=$((i + 1))
 	done
-	kp_idle "200 short tests"
+	kp_idle "200 short tests" || return 1
+	slab1=$(slab_objs)
+	kp_log "leaks: slab objects $slab0 -> $slab1 over 1200 tests"
+	[ $((slab1 - slab0)) -lt 200 ] || { kp_why "slab grew by $((slab1 - slab0)) objects"; return 1; }
 }
 kp_test leaks t_leaks
 
