@@ -58,16 +58,11 @@ int kp_bw_run(struct kp_cb *cb)
 				continue;
 			}
 			/* a duplex peer finished first: keep its FIN */
-			if (wc[i].wr_id == KP_WR_RECV && !cb->recv_ready) {
-				cb->recv_len = wc[i].byte_len;
-				ib_dma_sync_single_for_cpu(kp_dev(cb),
-							   cb->recv_dma,
-							   KP_CTRL_SIZE,
-							   DMA_BIDIRECTIONAL);
-				cb->recv_ready = true;
-				ret = kp_post_recv(cb);
+			if (wc[i].wr_id == KP_WR_RECV) {
+				ret = kp_recv_done(cb, &wc[i]);
 				if (ret)
 					return ret;
+				cb->recv_ready = true;
 				continue;
 			}
 			kp_err(cb, "bw: unexpected completion %llu",

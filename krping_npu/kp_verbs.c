@@ -553,6 +553,25 @@ timeout:
 }
 
 /*
+ * A control message arrived (@wc): make it readable, note its length and
+ * any invalidated rkey, and repost the receive.  Only one message may wait
+ * unconsumed (cb->recv_ready); a second one is a protocol error.
+ */
+int kp_recv_done(struct kp_cb *cb, const struct ib_wc *wc)
+{
+	if (cb->recv_ready) {
+		kp_err(cb, "a second message before the first was handled");
+		return -EPROTO;
+	}
+	ib_dma_sync_single_for_cpu(kp_dev(cb), cb->recv_dma, KP_CTRL_SIZE,
+				   DMA_BIDIRECTIONAL);
+	cb->recv_len = wc->byte_len;
+	cb->recv_inv_rkey = wc->wc_flags & IB_WC_WITH_INVALIDATE ?
+			    wc->ex.invalidate_rkey : 0;
+	return kp_post_recv(cb);
+}
+
+/*
  * Wait for the next completion of kind @want.  Signaled sends completing on
  * the way are reaped; a message arriving while waiting for something else
  * is kept (cb->recv_ready) for the next wait for KP_WR_RECV: the protocols
@@ -574,21 +593,9 @@ int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin)
 		if (ret < 0)
 			return ret;
 		if (wc.wr_id == KP_WR_RECV) {
-			if (cb->recv_ready) {
-				kp_err(cb, "a second message before the first was handled");
-				return -EPROTO;
-			}
-			ib_dma_sync_single_for_cpu(kp_dev(cb), cb->recv_dma,
-						   KP_CTRL_SIZE,
-						   DMA_BIDIRECTIONAL);
-			cb->recv_len = wc.byte_len;
-			cb->recv_inv_rkey = wc.wc_flags & IB_WC_WITH_INVALIDATE ?
-					    wc.ex.invalidate_rkey : 0;
-			ret = kp_post_recv(cb);
-			if (ret)
+			ret = kp_recv_done(cb, &wc);
+			if (ret || want == KP_WR_RECV)
 				return ret;
-			if (want == KP_WR_RECV)
-				return 0;
 			cb->recv_ready = true;
 			continue;
 		}
