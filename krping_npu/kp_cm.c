@@ -65,7 +65,7 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		state = KP_CM_ERROR;
 	}
 	WRITE_ONCE(cb->cm_state, state);
-	wake_up_interruptible(&cb->wq);
+	wake_up(&cb->wq);
 	return 0;
 }
 

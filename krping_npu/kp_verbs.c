@@ -20,7 +20,7 @@ static void kp_cq_handler(struct ib_cq *cq, void *ctx)
 	struct kp_cb *cb = ctx;
 
 	WRITE_ONCE(cb->cq_event, true);
-	wake_up_interruptible(&cb->wq);
+	wake_up(&cb->wq);
 }
 
 static void kp_cq_event(struct ib_event *ev, void *ctx)
