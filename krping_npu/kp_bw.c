@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kp_bw.c - RDMA WRITE bandwidth: a stream of count writes into the peer's
- * buffer with up to txdepth in flight, each timestamped when posted and
- * when its completion is reaped.  With duplex the server streams too.
- * Every quarter of the window is signaled; a completion retires the
- * unsignaled writes before it.
+ * kp_bw.c - RDMA WRITE bandwidth: a stream of count writes (or writes for
+ * duration seconds) into the peer's buffer with up to txdepth in flight.
+ * The post times of the last window are kept to find BW peak as each
+ * completion is reaped.  With duplex the server streams too.  Every
+ * quarter of the window is signaled; a completion retires the unsignaled
+ * writes before it.
  */
 #include <linux/ktime.h>
 
@@ -19,24 +20,30 @@ int kp_bw_run(struct kp_cb *cb)
 	/* signal every quarter of the window, and the last write */
 	u32 sig = max(depth / 4, 1u);
 	struct ib_wc wc[KP_BW_BATCH];
-	u32 posted = 0, done = 0;
-	u64 start, now;
+	u64 posted = 0, done = 0, now;
+	bool stop = false;
 	int n, i, ret;
 
-	start = ktime_get_ns();
-	while (done < cb->count) {
-		while (posted < cb->count && posted - done < depth) {
-			bool signal = (posted + 1) % sig == 0 ||
-				      posted + 1 == cb->count;
+	kp_bw_track_init(&cb->track, cb->samples,
+			 cb->count ? min(cb->opts.txdepth, cb->count) :
+			 cb->opts.txdepth);
+	kp_run_begin(cb);
+	now = cb->run.start_ns;
+	while (!stop || done < posted) {
+		while (!stop && posted - done < depth) {
+			bool last = kp_run_over(cb, posted + 1, now);
+			bool signal = (posted + 1) % sig == 0 || last;
 
-			cb->tpost[posted] = ktime_get_ns();
+			now = ktime_get_ns();
+			kp_bw_track_post(&cb->track, posted, now);
 			ret = kp_post_rdma(cb, IB_WR_RDMA_WRITE, &cb->rdma,
 					   cb->size, KP_WR_WRITE |
-					   (u64)posted << KP_WR_IDX_SHIFT,
+					   posted << KP_WR_IDX_SHIFT,
 					   signal, 0);
 			if (ret)
 				return ret;
 			posted++;
+			stop = last;
 		}
 		/*
 		 * The window is full: sleep on the CQ rather than spin, so a
@@ -51,10 +58,11 @@ int kp_bw_run(struct kp_cb *cb)
 		for (i = 0; i < n; i++) {
 			if ((u8)wc[i].wr_id == KP_WR_WRITE) {
 				/* this write and every unsignaled one before */
-				u32 last = wc[i].wr_id >> KP_WR_IDX_SHIFT;
+				u64 last = wc[i].wr_id >> KP_WR_IDX_SHIFT;
 
 				while (done <= last)
-					cb->tdone[done++] = now;
+					kp_bw_track_done(&cb->track, done++,
+							 now);
 				continue;
 			}
 			/* a duplex peer finished first: keep its FIN */
@@ -69,7 +77,7 @@ int kp_bw_run(struct kp_cb *cb)
 			       wc[i].wr_id);
 			return -EPROTO;
 		}
+		kp_run_tick(cb, done, now);
 	}
-	kp_stats_bw(cb, cb->count, ktime_get_ns() - start);
-	return 0;
+	return kp_stats_bw(cb, done, ktime_get_ns() - cb->run.start_ns);
 }

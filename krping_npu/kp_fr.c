@@ -37,6 +37,5 @@ int kp_fr_run(struct kp_cb *cb)
 		}
 		cb->samples[i] = ktime_get_ns() - t0;
 	}
-	kp_stats_lat(cb, cb->count, 1);
-	return 0;
+	return kp_stats_lat(cb, cb->count, 1);
 }

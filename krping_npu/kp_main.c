@@ -13,16 +13,19 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/mutex.h>
+#include <linux/utsname.h>
 
 #include "krping_npu.h"
 
 #define KP_KEEP_FINISHED	64
+#define KP_JSON_NAME		KP_NAME "_json"
+#define KP_JSON_MAX		1536	/* one result's JSON line */
 
 static DEFINE_MUTEX(kp_rec_lock);	/* kp_records, kp_finished, kp_next_id */
 static LIST_HEAD(kp_records);
 static unsigned int kp_finished;
 static u32 kp_next_id;
-static struct proc_dir_entry *kp_proc;
+static struct proc_dir_entry *kp_proc, *kp_proc_json;
 struct kp_live kp_live;
 
 static const char * const kp_rec_state_names[] = {
@@ -40,6 +43,40 @@ void kp_rec_result(struct kp_cb *cb, const char *fmt, ...)
 	vsnprintf(cb->rec->result, sizeof(cb->rec->result), fmt, ap);
 	mutex_unlock(&kp_rec_lock);
 	va_end(ap);
+}
+
+/* Append a measured result; the array grows by one, outside the lock. */
+int kp_rec_add(struct kp_cb *cb, const struct kp_result *res)
+{
+	struct kp_record *rec = cb->rec;
+	struct kp_result *new, *old;
+
+	new = kmalloc_array(rec->nres + 1, sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	mutex_lock(&kp_rec_lock);
+	if (rec->nres)
+		memcpy(new, rec->res, rec->nres * sizeof(*new));
+	new[rec->nres] = *res;
+	old = rec->res;
+	rec->res = new;
+	rec->nres++;
+	rec->has_progress = false;
+	mutex_unlock(&kp_rec_lock);
+	kfree(old);
+	return 0;
+}
+
+void kp_rec_progress(struct kp_cb *cb, const struct kp_progress *p)
+{
+	char line[KP_RESULT_MAX];
+
+	kp_progress_format(line, sizeof(line), kp_mode_name(cb->mode), p);
+	kp_info(cb, "progress: %s", line);
+	mutex_lock(&kp_rec_lock);
+	cb->rec->progress = *p;
+	cb->rec->has_progress = true;
+	mutex_unlock(&kp_rec_lock);
 }
 
 void kp_rec_set_dev(struct kp_cb *cb, struct ib_device *dev)
@@ -74,6 +111,7 @@ static void kp_rec_finish(struct kp_record *rec, int ret)
 
 	mutex_lock(&kp_rec_lock);
 	rec->state = ret ? KP_REC_FAILED : KP_REC_DONE;
+	rec->has_progress = false;
 	if (ret && !rec->result[0])
 		snprintf(rec->result, sizeof(rec->result), "error=%d", ret);
 	kp_finished++;
@@ -83,6 +121,7 @@ static void kp_rec_finish(struct kp_record *rec, int ret)
 		if (r->state == KP_REC_RUNNING)
 			continue;
 		list_del(&r->node);
+		kfree(r->res);
 		kfree(r);
 		kp_finished--;
 	}
@@ -152,6 +191,32 @@ static ssize_t kp_proc_write(struct file *file, const char __user *ubuf,
 	return ret ? ret : (ssize_t)len;
 }
 
+/* A record's result lines: measured results, text, progress. */
+static void kp_show_results(struct seq_file *m, const struct kp_record *r)
+{
+	char line[KP_RESULT_MAX];
+	u32 i;
+
+	for (i = 0; i < r->nres; i++) {
+		const struct kp_result *res = &r->res[i];
+
+		if (res->is_bw)
+			kp_bw_format(line, sizeof(line), kp_mode_name(res->mode),
+				     &res->bw);
+		else
+			kp_lat_format(line, sizeof(line),
+				      kp_mode_name(res->mode), &res->lat);
+		seq_printf(m, "%u result: %s\n", r->id, line);
+	}
+	if (r->result[0])
+		seq_printf(m, "%u result: %s\n", r->id, r->result);
+	if (r->has_progress) {
+		kp_progress_format(line, sizeof(line), kp_mode_name(r->mode),
+				   &r->progress);
+		seq_printf(m, "%u progress: %s\n", r->id, line);
+	}
+}
+
 static int kp_proc_show(struct seq_file *m, void *v)
 {
 	struct kp_record *r;
@@ -177,8 +242,7 @@ static int kp_proc_show(struct seq_file *m, void *v)
 				 kp_mem_name(r->mem), r->dev,
 				 kp_rec_state_names[r->state], &c);
 		seq_puts(m, line);
-		if (r->result[0])
-			seq_printf(m, "%u result: %s\n", r->id, r->result);
+		kp_show_results(m, r);
 	}
 	mutex_unlock(&kp_rec_lock);
 	seq_printf(m, "live tests=%d cm_ids=%d qps=%d buffers=%d\n",
@@ -200,11 +264,62 @@ static const struct proc_ops kp_proc_ops = {
 	.proc_write = kp_proc_write,
 };
 
+/* /proc/krping_npu_json: one JSON object a line, a measured result each. */
+static int kp_json_show(struct seq_file *m, void *v)
+{
+	struct kp_json_ctx c = { .kernel = utsname()->release };
+	struct kp_record *r;
+	char *line;
+	u32 i;
+
+	line = kmalloc(KP_JSON_MAX, GFP_KERNEL);
+	if (!line)
+		return -ENOMEM;
+	mutex_lock(&kp_rec_lock);
+	list_for_each_entry(r, &kp_records, node) {
+		c.id = r->id;
+		c.role = kp_role_name(r->role);
+		c.mem = kp_mem_name(r->mem);
+		c.dev = r->dev;
+		for (i = 0; i < r->nres; i++) {
+			const struct kp_result *res = &r->res[i];
+
+			c.mode = kp_mode_name(res->mode);
+			c.duration_s = res->duration_s;
+			if (res->is_bw)
+				kp_bw_json(line, KP_JSON_MAX, &c, &res->bw);
+			else
+				kp_lat_json(line, KP_JSON_MAX, &c, &res->lat);
+			seq_printf(m, "%s\n", line);
+		}
+	}
+	mutex_unlock(&kp_rec_lock);
+	kfree(line);
+	return 0;
+}
+
+static int kp_json_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kp_json_show, NULL);
+}
+
+static const struct proc_ops kp_json_ops = {
+	.proc_open = kp_json_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
 static int __init kp_init(void)
 {
 	kp_proc = proc_create(KP_NAME, 0600, NULL, &kp_proc_ops);
 	if (!kp_proc)
 		return -ENOMEM;
+	kp_proc_json = proc_create(KP_JSON_NAME, 0400, NULL, &kp_json_ops);
+	if (!kp_proc_json) {
+		proc_remove(kp_proc);
+		return -ENOMEM;
+	}
 	pr_info(KP_NAME ": loaded; write commands to /proc/" KP_NAME "\n");
 	return 0;
 }
@@ -214,9 +329,11 @@ static void __exit kp_exit(void)
 	struct kp_record *r, *tmp;
 
 	/* waits for writers still running a test */
+	proc_remove(kp_proc_json);
 	proc_remove(kp_proc);
 	list_for_each_entry_safe(r, tmp, &kp_records, node) {
 		list_del(&r->node);
+		kfree(r->res);
 		kfree(r);
 	}
 }

@@ -11,12 +11,13 @@
 int kp_rlat_run(struct kp_cb *cb)
 {
 	struct ib_wc wc;
-	u32 i;
+	u64 i, t0, now;
 	int ret;
 
-	for (i = 0; i < cb->count; i++) {
-		u64 t0 = ktime_get_ns();
-
+	kp_run_begin(cb);
+	now = cb->run.start_ns;
+	for (i = 0; !kp_run_over(cb, i, now); i++) {
+		t0 = ktime_get_ns();
 		ret = kp_post_rdma(cb, IB_WR_RDMA_READ, &cb->rdma, cb->size,
 				   KP_WR_READ, true, 0);
 		if (ret)
@@ -26,8 +27,9 @@ int kp_rlat_run(struct kp_cb *cb)
 			if (ret < 0)
 				return ret;
 		} while (wc.wr_id != KP_WR_READ);
-		cb->samples[i] = ktime_get_ns() - t0;
+		now = ktime_get_ns();
+		kp_lat_sample(cb, i, now - t0);
+		kp_run_tick(cb, i + 1, now);
 	}
-	kp_stats_lat(cb, cb->count, 1);
-	return 0;
+	return kp_stats_lat(cb, i, 1);
 }

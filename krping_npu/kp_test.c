@@ -3,22 +3,26 @@
  * kp_test.c - setup and end of the test modes (rlat, wlat, bw):
  *
  *   client                                server
- *   HELLO {buffer, mode, count, size}  ->  checks, allocates its buffer
+ *   HELLO {buffer, mode, count or      ->  checks, allocates its buffer
+ *          duration, size}
  *                                      <-  HELLO_ACK {status, buffer}
  *   ... the mode's loop ...
- *   FIN                                ->  (duplex: after its own stream)
+ *   FIN {MORE if another size follows} ->  (duplex: after its own stream)
  *                                      <-  FIN
+ *   ... the same from HELLO for each further size of a sweep ...
  *   disconnect
  *
- * The server learns the mode and sizes from the hello, so one
- * "server,addr=...,port=..." serves any client.
+ * The server learns the mode and sizes from each hello, so one
+ * "server,addr=...,port=..." serves any client.  Each size gets fresh
+ * buffers, registered for just that size.
  */
 #include "krping_npu.h"
 
 #define KP_REMOTE_ALL	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
 			 IB_ACCESS_REMOTE_WRITE)
 
-static int kp_send_hello(struct kp_cb *cb, enum kp_msg_type type, int status)
+static int kp_send_hello(struct kp_cb *cb, enum kp_msg_type type, int status,
+			 u8 flags)
 {
 	struct kp_hello *h = cb->send_msg;
 	int ret;
@@ -30,9 +34,10 @@ static int kp_send_hello(struct kp_cb *cb, enum kp_msg_type type, int status)
 	h->version = KP_HELLO_VERSION;
 	h->type = type;
 	h->mode = cb->mode;
-	h->flags = cb->duplex ? KP_HELLO_DUPLEX : 0;
+	h->flags = flags | (cb->duplex ? KP_HELLO_DUPLEX : 0);
 	h->count = cpu_to_be32(cb->count);
 	h->status = cpu_to_be32(-status);
+	h->duration = cpu_to_be32(cb->duration_s);
 	ret = kp_post_send_msg(cb, sizeof(*h), 0);
 	if (ret)
 		return ret;
@@ -90,6 +95,13 @@ int kp_test_alloc(struct kp_cb *cb)
 	return kp_stats_alloc(cb);
 }
 
+/* ... and their end, after a size (kp_free_verbs() does it on errors). */
+void kp_test_release(struct kp_cb *cb)
+{
+	kp_stats_free(cb);
+	kp_buf_free(cb, &cb->rdma);
+}
+
 /* ... registered once, for the peer's READs and WRITEs. */
 static int kp_test_prepare(struct kp_cb *cb)
 {
@@ -98,22 +110,16 @@ static int kp_test_prepare(struct kp_cb *cb)
 	       kp_wait_for(cb, KP_WR_REG, 0);
 }
 
-int kp_test_client(struct kp_cb *cb)
+/* One size of the client's sweep, from HELLO to the server's FIN. */
+static int kp_test_client_size(struct kp_cb *cb, bool more)
 {
 	const struct kp_hello *h = cb->recv_msg;
 	int ret;
 
-	cb->mode = cb->opts.mode;
-	cb->count = cb->opts.count;
-	cb->size = cb->opts.size;
-	cb->duplex = cb->opts.duplex;
-	if (cb->mode == KP_MODE_FR)
-		return kp_fr_run(cb);
-
 	ret = kp_test_prepare(cb);
 	if (ret)
 		return ret;
-	ret = kp_send_hello(cb, KP_MSG_HELLO, 0);
+	ret = kp_send_hello(cb, KP_MSG_HELLO, 0, 0);
 	if (ret)
 		return ret;
 	ret = kp_check_hello(cb, KP_MSG_HELLO_ACK, false);
@@ -129,24 +135,46 @@ int kp_test_client(struct kp_cb *cb)
 	ret = kp_test_loop(cb)(cb);
 	if (ret)
 		return ret;
-	ret = kp_send_hello(cb, KP_MSG_FIN, 0);
+	ret = kp_send_hello(cb, KP_MSG_FIN, 0, more ? KP_HELLO_MORE : 0);
 	if (ret)
 		return ret;
-	return kp_check_hello(cb, KP_MSG_FIN, false);
+	ret = kp_check_hello(cb, KP_MSG_FIN, false);
+	if (ret)
+		return ret;
+	kp_test_release(cb);
+	return 0;
 }
 
-/* The client's hello arrived (cb->recv_msg); serve the test it asks for. */
-int kp_test_server(struct kp_cb *cb)
+int kp_test_client(struct kp_cb *cb)
+{
+	u32 k;
+	int ret;
+
+	cb->mode = cb->opts.mode;
+	cb->count = cb->opts.duration_s ? 0 : cb->opts.count;
+	cb->duration_s = cb->opts.duration_s;
+	cb->size = cb->opts.size;
+	cb->duplex = cb->opts.duplex;
+	if (cb->mode == KP_MODE_FR)
+		return kp_fr_run(cb);
+
+	for (k = 0; k < cb->opts.nsizes; k++) {
+		cb->size = cb->opts.sizes[k];
+		ret = kp_test_client_size(cb, k + 1 < cb->opts.nsizes);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Is the client's hello (cb->recv_msg) one this server can serve? */
+static int kp_test_check(struct kp_cb *cb)
 {
 	const struct kp_hello *h = cb->recv_msg;
-	int (*loop)(struct kp_cb *cb);
-	int ret, refuse = 0;
 
-	ret = kp_check_hello(cb, KP_MSG_HELLO, true);
-	if (ret)
-		return ret;
 	cb->mode = h->mode;
 	cb->count = be32_to_cpu(h->count);
+	cb->duration_s = be32_to_cpu(h->duration);
 	cb->size = be32_to_cpu(h->info.size);
 	cb->duplex = h->flags & KP_HELLO_DUPLEX;
 	kp_get_info(cb, &h->info);
@@ -155,24 +183,39 @@ int kp_test_server(struct kp_cb *cb)
 	if (cb->mode != KP_MODE_RLAT && cb->mode != KP_MODE_WLAT &&
 	    cb->mode != KP_MODE_BW) {
 		kp_err(cb, "client asks for unknown mode %u", cb->mode);
-		refuse = -EPROTO;
-	} else if (cb->opts.mode != KP_MODE_PING && cb->opts.mode != cb->mode) {
+		return -EPROTO;
+	}
+	if (cb->opts.mode != KP_MODE_PING && cb->opts.mode != cb->mode) {
 		kp_err(cb, "server runs %s, client runs %s",
 		       kp_mode_name(cb->opts.mode), kp_mode_name(cb->mode));
-		refuse = -EPROTO;
-	} else if (!cb->count || cb->count > KP_MAX_COUNT || !cb->size ||
-		   cb->size > KP_MAX_SIZE) {
-		kp_err(cb, "client asks for count %u size %u", cb->count,
-		       cb->size);
-		refuse = -EINVAL;
+		return -EPROTO;
 	}
-	if (!refuse)
-		refuse = kp_test_prepare(cb);
+	if (cb->count > KP_MAX_COUNT || !cb->size || cb->size > KP_MAX_SIZE ||
+	    !cb->count == !cb->duration_s ||
+	    cb->duration_s > KP_MAX_DURATION) {
+		kp_err(cb, "client asks for count %u duration %u size %u",
+		       cb->count, cb->duration_s, cb->size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Serve one size: the hello has arrived; up to and with our FIN. */
+static int kp_test_server_size(struct kp_cb *cb)
+{
+	const struct kp_hello *h = cb->recv_msg;
+	int (*loop)(struct kp_cb *cb);
+	int ret, refuse;
+
+	ret = kp_check_hello(cb, KP_MSG_HELLO, true);
+	if (ret)
+		return ret;
+	refuse = kp_test_check(cb) ?: kp_test_prepare(cb);
 	if (refuse) {
-		ret = kp_send_hello(cb, KP_MSG_HELLO_ACK, refuse);
+		kp_send_hello(cb, KP_MSG_HELLO_ACK, refuse, 0);
 		return refuse;
 	}
-	ret = kp_send_hello(cb, KP_MSG_HELLO_ACK, 0);
+	ret = kp_send_hello(cb, KP_MSG_HELLO_ACK, 0, 0);
 	if (ret)
 		return ret;
 
@@ -181,19 +224,43 @@ int kp_test_server(struct kp_cb *cb)
 		ret = loop(cb);
 		if (ret)
 			return ret;
+	} else if (cb->duration_s) {
+		kp_rec_result(cb, "%s served #bytes=%u duration[s]=%u",
+			      kp_mode_name(cb->mode), cb->size, cb->duration_s);
 	} else {
 		kp_rec_result(cb, "%s served #bytes=%u #iterations=%u",
 			      kp_mode_name(cb->mode), cb->size, cb->count);
 	}
 	/*
 	 * A one-sided test gives this side no sign of progress: wait for the
-	 * FIN for the timeout plus 1 ms per iteration and per 64 KiB moved.
+	 * FIN for the timeout plus the duration, or plus 1 ms per iteration
+	 * and per 64 KiB moved.
 	 */
-	cb->wait_ms = cb->opts.timeout_ms + cb->count +
-		      (u32)((u64)cb->count * cb->size >> 16);
+	cb->wait_ms = cb->opts.timeout_ms + cb->duration_s * MSEC_PER_SEC +
+		      cb->count + (u32)((u64)cb->count * cb->size >> 16);
 	ret = kp_check_hello(cb, KP_MSG_FIN, false);
 	cb->wait_ms = cb->opts.timeout_ms;
 	if (ret)
 		return ret;
-	return kp_send_hello(cb, KP_MSG_FIN, 0);
+	cb->more = h->flags & KP_HELLO_MORE;
+	ret = kp_send_hello(cb, KP_MSG_FIN, 0, 0);
+	if (ret)
+		return ret;
+	kp_test_release(cb);
+	return 0;
+}
+
+/* The client's first hello arrived (cb->recv_msg); serve each size. */
+int kp_test_server(struct kp_cb *cb)
+{
+	int ret;
+
+	for (;;) {
+		ret = kp_test_server_size(cb);
+		if (ret || !cb->more)
+			return ret;
+		ret = kp_wait_for(cb, KP_WR_RECV, 0);
+		if (ret)
+			return ret;
+	}
 }

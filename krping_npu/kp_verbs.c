@@ -535,6 +535,7 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 			if (wc[i].status == IB_WC_WR_FLUSH_ERR &&
 			    kp_cm_check(cb))
 				return kp_cm_check(cb);
+			cb->errors++;
 			kp_err(cb, "completion of wr %llu: %s (vendor 0x%x)",
 			       wc[i].wr_id, ib_wc_status_msg(wc[i].status),
 			       wc[i].vendor_err);

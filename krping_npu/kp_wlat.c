@@ -14,12 +14,16 @@
 #define KP_WLAT_BATCH	4
 #define KP_WLAT_SIGNAL	16	/* signal one write in this many */
 
-/* Reap until the peer's write with immediate @seq has arrived. */
-static int kp_wlat_wait(struct kp_cb *cb, u32 seq)
+/*
+ * Reap until the peer's write with immediate @seq has arrived; *@last says
+ * whether the client marked it as its last.
+ */
+static int kp_wlat_wait(struct kp_cb *cb, u32 seq, bool *last)
 {
 	struct ib_wc wc[KP_WLAT_BATCH];
 	bool arrived = false;
 	int n, i, ret;
+	u32 imm;
 
 	while (!arrived) {
 		n = kp_poll(cb, wc, KP_WLAT_BATCH, KP_SPIN_ALWAYS);
@@ -31,45 +35,61 @@ static int kp_wlat_wait(struct kp_cb *cb, u32 seq)
 			ret = kp_post_recv(cb);
 			if (ret)
 				return ret;
+			imm = be32_to_cpu(wc[i].ex.imm_data);
 			if (wc[i].opcode != IB_WC_RECV_RDMA_WITH_IMM ||
-			    be32_to_cpu(wc[i].ex.imm_data) != seq) {
+			    (imm & ~KP_IMM_LAST) != seq) {
 				kp_err(cb, "wlat: expected write %u, got opcode %d",
 				       seq, wc[i].opcode);
 				return -EPROTO;
 			}
+			*last = imm & KP_IMM_LAST;
 			arrived = true;
 		}
 	}
 	return 0;
 }
 
+/*
+ * The client ends each size by marking its last write; the server, which
+ * knows neither count nor clock of the client, answers that one (marked
+ * too) and stops.
+ */
 int kp_wlat_run(struct kp_cb *cb)
 {
 	bool client = cb->opts.role == KP_ROLE_CLIENT;
-	u32 i;
+	bool last = false;
+	u64 i, t0, now;
+	u32 seq;
 	int ret;
 
-	for (i = 0; i < cb->count; i++) {
-		bool signal = (i + 1) % KP_WLAT_SIGNAL == 0 ||
-			      i + 1 == cb->count;
-		u64 t0 = ktime_get_ns();
+	kp_run_begin(cb);
+	now = cb->run.start_ns;
+	for (i = 0; !last; i++) {
+		bool signal = (i + 1) % KP_WLAT_SIGNAL == 0;
 
+		seq = (u32)i & ~KP_IMM_LAST;
+		t0 = ktime_get_ns();
 		if (client) {
+			last = kp_run_over(cb, i + 1, now);
 			ret = kp_post_rdma(cb, IB_WR_RDMA_WRITE_WITH_IMM,
 					   &cb->rdma, cb->size, KP_WR_WRITE,
-					   signal, i);
+					   signal || last,
+					   seq | (last ? KP_IMM_LAST : 0));
 			if (ret)
 				return ret;
 		}
-		ret = kp_wlat_wait(cb, i);
+		ret = kp_wlat_wait(cb, seq, &last);
 		if (ret)
 			return ret;
+		now = ktime_get_ns();
 		if (client) {
-			cb->samples[i] = ktime_get_ns() - t0;
+			kp_lat_sample(cb, i, now - t0);
+			kp_run_tick(cb, i + 1, now);
 		} else {
 			ret = kp_post_rdma(cb, IB_WR_RDMA_WRITE_WITH_IMM,
 					   &cb->rdma, cb->size, KP_WR_WRITE,
-					   signal, i);
+					   signal || last,
+					   seq | (last ? KP_IMM_LAST : 0));
 			if (ret)
 				return ret;
 		}
@@ -83,9 +103,8 @@ int kp_wlat_run(struct kp_cb *cb)
 			return ret;
 	}
 	if (client)
-		kp_stats_lat(cb, cb->count, 2);
-	else
-		kp_rec_result(cb, "wlat served #bytes=%u #iterations=%u",
-			      cb->size, cb->count);
+		return kp_stats_lat(cb, i, 2);
+	kp_rec_result(cb, "wlat served #bytes=%u #iterations=%llu", cb->size,
+		      (unsigned long long)i);
 	return 0;
 }

@@ -38,7 +38,7 @@ struct kp_rdma_info {
 } __packed;
 
 #define KP_HELLO_MAGIC		0x4b504e55	/* "KPNU" */
-#define KP_HELLO_VERSION	1
+#define KP_HELLO_VERSION	2
 
 enum kp_msg_type {
 	KP_MSG_HELLO = 1,	/* client: test parameters and its buffer */
@@ -46,7 +46,8 @@ enum kp_msg_type {
 	KP_MSG_FIN = 3,		/* this side's part of the test is done */
 };
 
-#define KP_HELLO_DUPLEX		0x01
+#define KP_HELLO_DUPLEX		0x01	/* HELLO: the server streams too */
+#define KP_HELLO_MORE		0x02	/* FIN: a HELLO for the next size follows */
 
 /* Test-mode control message; never sent in ping mode (rping speaks 16B). */
 struct kp_hello {
@@ -56,9 +57,13 @@ struct kp_hello {
 	u8 type;
 	u8 mode;
 	u8 flags;
-	__be32 count;
+	__be32 count;		/* 0: run for duration seconds */
 	__be32 status;		/* HELLO_ACK: 0 or a positive errno */
+	__be32 duration;	/* seconds, with count 0 */
 } __packed;
+
+/* wlat: the immediate data of the client's last write of a size */
+#define KP_IMM_LAST		0x80000000u
 
 #define KP_CTRL_SIZE		sizeof(struct kp_hello)
 
@@ -88,6 +93,17 @@ enum kp_rec_state {
 	KP_REC_FAILED,
 };
 
+/* One measured result: a size of a sweep. */
+struct kp_result {
+	enum kp_mode mode;
+	bool is_bw;
+	u32 duration_s;
+	union {
+		struct kp_lat_result lat;
+		struct kp_bw_result bw;
+	};
+};
+
 /* What /proc/krping_npu shows of one test; outlives the test. */
 struct kp_record {
 	struct list_head node;
@@ -98,7 +114,23 @@ struct kp_record {
 	enum kp_rec_state state;
 	char dev[IB_DEVICE_NAME_MAX];
 	struct kp_counters cnt;
-	char result[KP_RESULT_MAX];
+	char result[KP_RESULT_MAX];	/* ping, fr, served, error */
+	struct kp_result *res;		/* rlat/wlat/bw, one a size */
+	u32 nres;
+	bool has_progress;		/* running, with progress= */
+	struct kp_progress progress;
+};
+
+/* Where a measured loop stands: its end, and its progress reports. */
+struct kp_run {
+	u64 start_ns;
+	u64 deadline_ns;	/* duration runs; 0: count runs */
+	u64 next_report_ns;	/* 0: no progress reports */
+	u64 interval_ns;
+	u64 last_ns;		/* the current interval began */
+	u64 last_iters;
+	u64 lat_sum, lat_max;	/* latency samples of the interval */
+	u64 lat_n;
 };
 
 /*
@@ -175,17 +207,23 @@ struct kp_cb {
 
 	/* test-mode parameters, from the client's hello on the server */
 	enum kp_mode mode;
-	u32 count;
+	u32 count;		/* 0: duration_s */
+	u32 duration_s;
 	u32 size;
 	bool duplex;
+	bool more;		/* server: the client's FIN said another size */
+	struct kp_run run;
+	u32 errors;		/* failed completions, for progress reports */
 
 	/* mem=npu: npu_peer_mem's ops, held for the test */
 	const struct npu_peer_mem_ops *npu;
 
-	/* preallocated timestamps, ns */
+	/* preallocated timestamps, ns: latency samples (a ring in duration
+	 * runs), or the post times of the bw window
+	 */
 	u64 *samples;
-	u64 *tpost;
-	u64 *tdone;
+	u32 nsamples;
+	struct kp_bw_track track;
 };
 
 static inline struct ib_device *kp_dev(struct kp_cb *cb)
@@ -205,6 +243,8 @@ extern struct kp_live kp_live;
 
 /* kp_main.c */
 void kp_rec_result(struct kp_cb *cb, const char *fmt, ...) __printf(2, 3);
+int kp_rec_add(struct kp_cb *cb, const struct kp_result *res);
+void kp_rec_progress(struct kp_cb *cb, const struct kp_progress *p);
 void kp_rec_set_dev(struct kp_cb *cb, struct ib_device *dev);
 
 /* kp_cm.c */
@@ -249,6 +289,7 @@ int kp_ping_server(struct kp_cb *cb);
 
 /* kp_test.c: hello/fin exchange shared by the test modes */
 int kp_test_alloc(struct kp_cb *cb);
+void kp_test_release(struct kp_cb *cb);
 int kp_test_client(struct kp_cb *cb);
 int kp_test_server(struct kp_cb *cb);
 
@@ -261,8 +302,12 @@ int kp_fr_run(struct kp_cb *cb);
 /* kp_stats.c */
 int kp_stats_alloc(struct kp_cb *cb);
 void kp_stats_free(struct kp_cb *cb);
-void kp_stats_lat(struct kp_cb *cb, u32 n, u32 div);
-void kp_stats_bw(struct kp_cb *cb, u32 n, u64 total_ns);
+void kp_run_begin(struct kp_cb *cb);
+bool kp_run_over(struct kp_cb *cb, u64 iters, u64 now);
+void kp_run_tick(struct kp_cb *cb, u64 iters, u64 now);
+void kp_lat_sample(struct kp_cb *cb, u64 i, u64 ns);
+int kp_stats_lat(struct kp_cb *cb, u64 n, u32 div);
+int kp_stats_bw(struct kp_cb *cb, u64 n, u64 total_ns);
 
 #define kp_err(cb, fmt, ...) \
 	pr_err(KP_NAME " %u: " fmt "\n", (cb)->rec->id, ##__VA_ARGS__)

@@ -13,7 +13,9 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/sort.h>
+#include <linux/stdarg.h>
 #else
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -27,6 +29,8 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* the kernel's own __printf(), for the unit tests' build */
+#define __printf(a, b)	__attribute__((__format__(printf, a, b)))
 #endif
 
 /* a * b / c without overflowing the product */

@@ -17,6 +17,7 @@ enum kp_opt_type {
 	KP_T_ADDR4,	/* dotted quad */
 	KP_T_ADDR6,	/* IPv6 text, optional %ifname or %scope */
 	KP_T_MEM,	/* host or npu */
+	KP_T_SIZES,	/* N:N:... and A-B (A, 2A, 4A, ... up to B) */
 };
 
 struct kp_opt_desc {
@@ -78,6 +79,14 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"data buffers in host or npu memory (default host)" },
 	[KP_OPT_NPU_DEV] = { "npu_dev", KP_T_U32, KP_F(npu_dev), 0, KP_MAX_NPU_DEV,
 		"mem=npu: NPU device (default 0)" },
+	[KP_OPT_SIZES] = { "sizes", KP_T_SIZES, KP_F(sizes), 1, KP_MAX_SIZE,
+		"client rlat/wlat/bw: sweep, e.g. 64-65536 or 64:4096, one result a size" },
+	[KP_OPT_DURATION] = { "duration", KP_T_U32, KP_F(duration_s), 1,
+		KP_MAX_DURATION,
+		"client rlat/wlat/bw: run this many seconds (each size) instead of count" },
+	[KP_OPT_PROGRESS] = { "progress", KP_T_U32, KP_F(progress_s), 1,
+		KP_MAX_PROGRESS,
+		"client rlat/wlat/bw: interim figures every this many seconds" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -162,6 +171,56 @@ static int kp_parse_u64(const char *s, size_t len, u64 *out)
 	}
 	*out = v;
 	return 0;
+}
+
+/*
+ * "64:4096" or "64-65536" (every power-of-two multiple of 64 up to 65536),
+ * or both joined by ':'.  Sizes go to o->sizes in the order given.
+ */
+static int kp_parse_sizes(const char *s, size_t len, struct kp_opts *o,
+			  char *err, size_t errlen)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *item = s + i, *end = memchr(item, ':', len - i);
+		size_t ilen = end ? (size_t)(end - item) : len - i;
+		const char *dash = memchr(item, '-', ilen);
+		u64 lo, hi;
+		int ret;
+
+		ret = kp_parse_u64(item, dash ? (size_t)(dash - item) : ilen, &lo);
+		if (!ret)
+			hi = lo;
+		if (!ret && dash)
+			ret = kp_parse_u64(dash + 1, ilen - (size_t)(dash - item) - 1,
+					   &hi);
+		if (ret == -EINVAL || (!ret && lo > hi)) {
+			kp_err(err, errlen, "option 'sizes': bad item '%.*s'",
+			       (int)(ilen > 32 ? 32 : ilen), item);
+			return -EINVAL;
+		}
+		if (ret || !lo || hi > KP_MAX_SIZE) {
+			kp_err(err, errlen, "option 'sizes': out of range [1, %u]",
+			       KP_MAX_SIZE);
+			return -ERANGE;
+		}
+		for (; lo <= hi; lo <<= 1) {
+			if (o->nsizes == KP_MAX_SIZES) {
+				kp_err(err, errlen, "option 'sizes': more than %u sizes",
+				       KP_MAX_SIZES);
+				return -E2BIG;
+			}
+			o->sizes[o->nsizes++] = (u32)lo;
+		}
+		if (!end)
+			return 0;
+		i += ilen + 1;
+		if (i == len)
+			break;	/* a trailing ':' */
+	}
+	kp_err(err, errlen, "option 'sizes': empty item");
+	return -EINVAL;
 }
 
 static int kp_parse_ipv4(const char *s, size_t len, u8 *out)
@@ -329,7 +388,8 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 		return -EINVAL;
 	}
 	if ((d->type == KP_T_U32 || d->type == KP_T_ADDR4 ||
-	     d->type == KP_T_ADDR6 || d->type == KP_T_MEM) != has_val) {
+	     d->type == KP_T_ADDR6 || d->type == KP_T_MEM ||
+	     d->type == KP_T_SIZES) != has_val) {
 		kp_err(err, errlen, has_val ? "option '%s' takes no value" :
 		       "option '%s' needs a value", d->name);
 		return -EINVAL;
@@ -380,6 +440,11 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 			return -EINVAL;
 		}
 		break;
+	case KP_T_SIZES:
+		ret = kp_parse_sizes(val, vlen, o, err, errlen);
+		if (ret)
+			return ret;
+		break;
 	case KP_T_ADDR4:
 	case KP_T_ADDR6:
 		if (o->addr.family) {
@@ -402,6 +467,42 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 		break;
 	}
 	o->given |= 1ull << id;
+	return 0;
+}
+
+/* sizes, duration and progress: client options of the measured modes */
+static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
+{
+	static const int ids[] = { KP_OPT_SIZES, KP_OPT_DURATION,
+				   KP_OPT_PROGRESS };
+	bool measured = o->mode == KP_MODE_RLAT || o->mode == KP_MODE_WLAT ||
+			o->mode == KP_MODE_BW;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		const char *name = kp_opt_table[ids[i]].name;
+
+		if (!kp_opt_given(o, ids[i]))
+			continue;
+		if (o->role != KP_ROLE_CLIENT) {
+			kp_err(err, errlen, "'%s' is a client option; the server follows the client",
+			       name);
+			return -EINVAL;
+		}
+		if (!measured) {
+			kp_err(err, errlen, "'%s' needs 'rlat', 'wlat' or 'bw', not '%s'",
+			       name, kp_mode_name(o->mode));
+			return -EINVAL;
+		}
+	}
+	if (kp_opt_given(o, KP_OPT_SIZES) && kp_opt_given(o, KP_OPT_SIZE)) {
+		kp_err(err, errlen, "'sizes' conflicts with 'size'");
+		return -EINVAL;
+	}
+	if (kp_opt_given(o, KP_OPT_DURATION) && kp_opt_given(o, KP_OPT_COUNT)) {
+		kp_err(err, errlen, "'duration' conflicts with 'count'");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -458,7 +559,7 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 		kp_err(err, errlen, "'read_inv' needs a registered sink; drop 'local_dma_lkey'");
 		return -EINVAL;
 	}
-	return 0;
+	return kp_opts_check_run(o, err, errlen);
 }
 
 int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
@@ -511,7 +612,14 @@ int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
 			return ret;
 		i += tlen + 1;
 	}
-	return kp_opts_check(o, err, errlen);
+	ret = kp_opts_check(o, err, errlen);
+	if (ret)
+		return ret;
+	if (!o->nsizes) {
+		o->sizes[0] = o->size;
+		o->nsizes = 1;
+	}
+	return 0;
 }
 
 int kp_addr_format(const struct kp_addr *a, char *buf, size_t len)
@@ -548,6 +656,8 @@ int kp_opts_help(char *buf, size_t len)
 			snprintf(val, sizeof(val), "=ADDR");
 		else if (d->type == KP_T_MEM)
 			snprintf(val, sizeof(val), "=host|npu");
+		else if (d->type == KP_T_SIZES)
+			snprintf(val, sizeof(val), "=N[-M][:...]");
 		n += snprintf(buf + n, len - n, "%s%s\t%s\n", d->name, val, d->help);
 	}
 	return n;

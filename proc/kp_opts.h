@@ -13,6 +13,9 @@
 #define KP_MAX_SIZE		(4u << 20)	/* largest buffer, bytes */
 #define KP_MAX_COUNT		1000000u
 #define KP_MAX_TXDEPTH		1024u
+#define KP_MAX_SIZES		32	/* entries of a sizes= sweep */
+#define KP_MAX_DURATION		86400u	/* seconds */
+#define KP_MAX_PROGRESS		3600u	/* seconds */
 /* "rdma-ping-%d: " with the widest %d and the trailing NUL */
 #define KP_PING_MIN_SIZE	26u
 
@@ -52,6 +55,10 @@ struct kp_opts {
 	u32 tos;
 	u32 count;
 	u32 size;
+	u32 sizes[KP_MAX_SIZES];	/* the sweep; size alone if none given */
+	u32 nsizes;
+	u32 duration_s;			/* run for this long instead of count */
+	u32 progress_s;			/* interim figures every this often */
 	u32 txdepth;
 	u32 timeout_ms;
 	enum kp_mem mem;
@@ -91,6 +98,9 @@ enum kp_opt_id {
 	KP_OPT_TIMEOUT,
 	KP_OPT_MEM,
 	KP_OPT_NPU_DEV,
+	KP_OPT_SIZES,
+	KP_OPT_DURATION,
+	KP_OPT_PROGRESS,
 	KP_OPT_NR,
 };
 
@@ -104,7 +114,8 @@ static inline bool kp_opt_given(const struct kp_opts *o, enum kp_opt_id id)
  * Returns 0, or a negative errno with a one-line reason naming the option
  * in @err: -EINVAL (syntax, unknown option, conflict, missing option),
  * -ERANGE (a number outside the option's range), -E2BIG (command longer
- * than KP_CMD_MAX).
+ * than KP_CMD_MAX, or a sweep of more than KP_MAX_SIZES sizes).
+ * On success o->sizes holds the sweep, or o->size alone.
  */
 int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
 		  char *err, size_t errlen);

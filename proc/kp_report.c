@@ -43,6 +43,11 @@ static u64 kp_isqrt(u64 x)
 	return r;
 }
 
+const u16 kp_cdf_permille[KP_CDF_POINTS] = {
+	0, 10, 50, 100, 200, 300, 400, 500, 600, 700, 800, 900, 950, 990, 999,
+	1000,
+};
+
 /* Nearest-rank percentile of sorted @v: the ceil(n * num / den)-th value. */
 static u64 kp_rank(const u64 *v, u32 n, u64 num, u64 den)
 {
@@ -80,26 +85,27 @@ void kp_lat_compute(u64 *ns, u32 n, u32 div, u32 bytes,
 	r->t_stdev = kp_isqrt(var);
 	r->p99 = kp_rank(ns, n, 99, 100);
 	r->p999 = kp_rank(ns, n, 999, 1000);
+	for (i = 0; i < KP_CDF_POINTS; i++)
+		r->cdf[i] = kp_rank(ns, n, kp_cdf_permille[i], 1000);
 }
 
-u64 kp_bw_best_window(const u64 *post, const u64 *done, u32 n, u32 window)
+void kp_bw_track_init(struct kp_bw_track *t, u64 *ring, u32 window)
 {
-	u64 best = ~0ull;
-	u32 i;
+	t->post = ring;
+	t->window = window ? window : 1;
+	t->best = ~0ull;
+}
 
-	if (!n)
-		return 0;
-	if (window < 1)
-		window = 1;
-	if (window > n)
-		window = n;
-	for (i = 0; i + window <= n; i++) {
-		u64 t = done[i + window - 1] - post[i];
+void kp_bw_track_done(struct kp_bw_track *t, u64 idx, u64 ns)
+{
+	u64 first, d;
 
-		if (t < best)
-			best = t;
-	}
-	return best;
+	if (idx + 1 < t->window)
+		return;
+	first = t->post[(idx + 1 - t->window) & (KP_BW_RING - 1)];
+	d = ns - first;
+	if (d < t->best)
+		t->best = d;
 }
 
 static u64 kp_mib_x100(u64 bytes, u64 ns)
@@ -109,11 +115,11 @@ static u64 kp_mib_x100(u64 bytes, u64 ns)
 	return kp_mul_div(bytes, 100 * KP_NSEC_PER_SEC, ns) >> 20;
 }
 
-void kp_bw_compute(u32 bytes, u32 iters, u64 total_ns, u32 window,
+void kp_bw_compute(u32 bytes, u64 iters, u64 total_ns, u32 window,
 		   u64 best_ns, struct kp_bw_result *r)
 {
 	if (window > iters)
-		window = iters;
+		window = (u32)iters;
 	r->bytes = bytes;
 	r->iters = iters;
 	r->bw_avg_x100 = kp_mib_x100((u64)bytes * iters, total_ns);
@@ -132,8 +138,8 @@ int kp_lat_format(char *buf, size_t len, const char *mode,
 		  const struct kp_lat_result *r)
 {
 	return snprintf(buf, len,
-			"%s #bytes=%u #iterations=%u t_min[usec]=%llu.%02u t_max[usec]=%llu.%02u t_typical[usec]=%llu.%02u t_avg[usec]=%llu.%02u t_stdev[usec]=%llu.%02u 99%%[usec]=%llu.%02u 99.9%%[usec]=%llu.%02u",
-			mode, r->bytes, r->iters,
+			"%s #bytes=%u #iterations=%llu t_min[usec]=%llu.%02u t_max[usec]=%llu.%02u t_typical[usec]=%llu.%02u t_avg[usec]=%llu.%02u t_stdev[usec]=%llu.%02u 99%%[usec]=%llu.%02u 99.9%%[usec]=%llu.%02u",
+			mode, r->bytes, (unsigned long long)r->iters,
 			KP_US_INT(r->t_min), KP_US_FRAC(r->t_min),
 			KP_US_INT(r->t_max), KP_US_FRAC(r->t_max),
 			KP_US_INT(r->t_typical), KP_US_FRAC(r->t_typical),
@@ -147,8 +153,8 @@ int kp_bw_format(char *buf, size_t len, const char *mode,
 		 const struct kp_bw_result *r)
 {
 	return snprintf(buf, len,
-			"%s #bytes=%u #iterations=%u BW_peak[MiB/sec]=%llu.%02u BW_average[MiB/sec]=%llu.%02u MsgRate[Mpps]=%llu.%06u",
-			mode, r->bytes, r->iters,
+			"%s #bytes=%u #iterations=%llu BW_peak[MiB/sec]=%llu.%02u BW_average[MiB/sec]=%llu.%02u MsgRate[Mpps]=%llu.%06u",
+			mode, r->bytes, (unsigned long long)r->iters,
 			(unsigned long long)(r->bw_peak_x100 / 100),
 			(unsigned int)(r->bw_peak_x100 % 100),
 			(unsigned long long)(r->bw_avg_x100 / 100),
@@ -188,4 +194,92 @@ int kp_record_format(char *buf, size_t len, u32 id, const char *role,
 			(unsigned long long)c->read_bytes,
 			(unsigned long long)c->write_msgs,
 			(unsigned long long)c->write_bytes);
+}
+
+int kp_progress_format(char *buf, size_t len, const char *mode,
+		       const struct kp_progress *p)
+{
+	if (!strcmp(mode, "bw"))
+		return snprintf(buf, len,
+				"%s #bytes=%u iterations=%llu elapsed[s]=%llu.%02u BW[MiB/sec]=%llu.%02u errors=%u",
+				mode, p->bytes, (unsigned long long)p->iters,
+				(unsigned long long)(p->elapsed_ms / 1000),
+				(unsigned int)(p->elapsed_ms % 1000 / 10),
+				(unsigned long long)(p->bw_x100 / 100),
+				(unsigned int)(p->bw_x100 % 100), p->errors);
+	return snprintf(buf, len,
+			"%s #bytes=%u iterations=%llu elapsed[s]=%llu.%02u t_avg[usec]=%llu.%02u t_max[usec]=%llu.%02u errors=%u",
+			mode, p->bytes, (unsigned long long)p->iters,
+			(unsigned long long)(p->elapsed_ms / 1000),
+			(unsigned int)(p->elapsed_ms % 1000 / 10),
+			KP_US_INT(p->t_avg), KP_US_FRAC(p->t_avg),
+			KP_US_INT(p->t_max), KP_US_FRAC(p->t_max), p->errors);
+}
+
+/* A bounded appender: like snprintf, n counts what would have been written. */
+struct kp_out {
+	char *buf;
+	size_t len;
+	size_t n;
+};
+
+static __printf(2, 3) void kp_put(struct kp_out *o, const char *fmt, ...)
+{
+	size_t at = o->n < o->len ? o->n : o->len;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vsnprintf(o->buf + at, o->len - at, fmt, ap);
+	va_end(ap);
+	if (ret > 0)
+		o->n += (size_t)ret;
+}
+
+/* The fields every JSON object starts with; names are plain identifiers. */
+static void kp_json_head(struct kp_out *o, const struct kp_json_ctx *c,
+			 u32 bytes, u64 iters)
+{
+	kp_put(o, "{\"id\": %u, \"test\": \"%s\", \"role\": \"%s\", \"mem\": \"%s\", \"device\": \"%s\", \"kernel\": \"%s\", \"duration\": %u, \"MsgSize\": %u, \"n_iterations\": %llu",
+	       c->id, c->mode, c->role, c->mem, c->dev, c->kernel,
+	       c->duration_s, bytes, (unsigned long long)iters);
+}
+
+int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,
+		const struct kp_lat_result *r)
+{
+	struct kp_out o = { buf, len, 0 };
+	int i;
+
+	kp_json_head(&o, c, r->bytes, r->iters);
+	kp_put(&o, ", \"t_min\": %llu.%02u, \"t_max\": %llu.%02u, \"t_typical\": %llu.%02u, \"t_avg\": %llu.%02u, \"t_stdev\": %llu.%02u, \"percentile_99\": %llu.%02u, \"percentile_99.9\": %llu.%02u, \"cdf\": [",
+	       KP_US_INT(r->t_min), KP_US_FRAC(r->t_min),
+	       KP_US_INT(r->t_max), KP_US_FRAC(r->t_max),
+	       KP_US_INT(r->t_typical), KP_US_FRAC(r->t_typical),
+	       KP_US_INT(r->t_avg), KP_US_FRAC(r->t_avg),
+	       KP_US_INT(r->t_stdev), KP_US_FRAC(r->t_stdev),
+	       KP_US_INT(r->p99), KP_US_FRAC(r->p99),
+	       KP_US_INT(r->p999), KP_US_FRAC(r->p999));
+	for (i = 0; i < KP_CDF_POINTS; i++)
+		kp_put(&o, "%s[%u.%03u, %llu.%02u]", i ? ", " : "",
+		       kp_cdf_permille[i] / 1000, kp_cdf_permille[i] % 1000,
+		       KP_US_INT(r->cdf[i]), KP_US_FRAC(r->cdf[i]));
+	kp_put(&o, "]}");
+	return (int)o.n;
+}
+
+int kp_bw_json(char *buf, size_t len, const struct kp_json_ctx *c,
+	       const struct kp_bw_result *r)
+{
+	struct kp_out o = { buf, len, 0 };
+
+	kp_json_head(&o, c, r->bytes, r->iters);
+	kp_put(&o, ", \"BW_peak\": %llu.%02u, \"BW_average\": %llu.%02u, \"MsgRate\": %llu.%06u}",
+	       (unsigned long long)(r->bw_peak_x100 / 100),
+	       (unsigned int)(r->bw_peak_x100 % 100),
+	       (unsigned long long)(r->bw_avg_x100 / 100),
+	       (unsigned int)(r->bw_avg_x100 % 100),
+	       (unsigned long long)(r->msgrate_x1e6 / 1000000),
+	       (unsigned int)(r->msgrate_x1e6 % 1000000));
+	return (int)o.n;
 }

@@ -267,6 +267,7 @@ static void test_help(void)
 		"size=", "validate", "verbose", "txdepth=", "poll",
 		"local_dma_lkey", "read_inv", "server_inv", "fr", "rlat", "wlat",
 		"bw", "duplex", "timeout=", "mem=host|npu", "npu_dev=",
+		"sizes=N[-M][:...]", "duration=", "progress=",
 	};
 	unsigned int i;
 
@@ -277,9 +278,101 @@ static void test_help(void)
 		 "every option is in this test");
 }
 
+static void expect_sizes(const char *s, const u32 *want, u32 n)
+{
+	u32 i;
+
+	expect_ok(s);
+	KT_CHECK(o.nsizes == n, "'%s': %u sizes, want %u", s, o.nsizes, n);
+	for (i = 0; i < n && i < o.nsizes; i++)
+		KT_CHECK(o.sizes[i] == want[i], "'%s': size %u is %u, want %u",
+			 s, i, o.sizes[i], want[i]);
+}
+
+static void test_sweeps(void)
+{
+	static const u32 range[] = { 64, 128, 256, 512, 1024, 2048, 4096 };
+	static const u32 list[] = { 4096, 64, 100 };
+	static const u32 mixed[] = { 1, 2, 4, 8, 3000, 65536, 131072 };
+	static const u32 odd[] = { 3, 6, 12 };
+	static const u32 one[] = { 100 };
+	static const u32 all[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512,
+		1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144,
+		524288, 1048576, 2097152, 4194304 };
+	char cmd[512];
+	int i;
+
+	expect_sizes(BASE ",wlat,sizes=64-4096", range, 7);
+	expect_sizes(BASE ",bw,sizes=4096:64:100", list, 3);
+	expect_sizes(BASE ",rlat,sizes=1-8:3000:65536-131072", mixed, 7);
+	expect_sizes(BASE ",rlat,sizes=3-20", odd, 3);
+	expect_sizes(BASE ",rlat,sizes=100-100", one, 1);
+	expect_sizes(BASE ",rlat,sizes=0x1-0x400000", all, 23);
+	/* without sizes=, the sweep is size alone */
+	expect_sizes(BASE ",wlat,size=100", one, 1);
+	KT_CHECK(o.size == 100, "size kept");
+
+	expect_err(BASE ",wlat,sizes=", -EINVAL, "empty item");
+	expect_err(BASE ",wlat,sizes", -EINVAL, "needs a value");
+	expect_err(BASE ",wlat,sizes=64:", -EINVAL, "sizes");
+	expect_err(BASE ",wlat,sizes=:64", -EINVAL, "sizes");
+	expect_err(BASE ",wlat,sizes=64::128", -EINVAL, "sizes");
+	expect_err(BASE ",wlat,sizes=4096-64", -EINVAL, "bad item");
+	expect_err(BASE ",wlat,sizes=64-", -EINVAL, "bad item");
+	expect_err(BASE ",wlat,sizes=-64", -EINVAL, "bad item");
+	expect_err(BASE ",wlat,sizes=a-b", -EINVAL, "bad item");
+	expect_err(BASE ",wlat,sizes=64-128-256", -EINVAL, "bad item");
+	expect_err(BASE ",wlat,sizes=0-64", -ERANGE, "out of range");
+	expect_err(BASE ",wlat,sizes=0", -ERANGE, "out of range");
+	expect_err(BASE ",wlat,sizes=64-4194305", -ERANGE, "out of range");
+	expect_err(BASE ",wlat,sizes=99999999999999999999999", -ERANGE,
+		   "out of range");
+	/* 23 + 10 sizes: one over the limit */
+	expect_err(BASE ",wlat,sizes=1-4194304:1:2:3:4:5:6:7:8:9:10", -E2BIG,
+		   "more than 32");
+	strcpy(cmd, BASE ",wlat,sizes=1");
+	for (i = 2; i <= 32; i++)
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), ":%d", i);
+	expect_ok(cmd);
+	KT_CHECK(o.nsizes == 32 && o.sizes[31] == 32, "32 sizes");
+	strcat(cmd, ":33");
+	expect_err(cmd, -E2BIG, "more than 32");
+
+	expect_err(BASE ",wlat,sizes=64-128,size=64", -EINVAL, "conflicts");
+	expect_err(BASE ",sizes=64-128", -EINVAL, "needs 'rlat'");
+	expect_err(BASE ",fr,sizes=64-128", -EINVAL, "needs 'rlat'");
+	expect_err("server,addr=192.0.2.1,port=1,sizes=64", -EINVAL,
+		   "client option");
+}
+
+static void test_duration(void)
+{
+	expect_ok(BASE ",bw,duration=600,progress=10");
+	KT_CHECK(o.duration_s == 600 && o.progress_s == 10, "duration %u progress %u",
+		 o.duration_s, o.progress_s);
+	expect_ok(BASE ",rlat,duration=1");
+	expect_ok(BASE ",wlat,count=5,progress=3600");
+	expect_ok(BASE ",bw,duration=86400,sizes=64-128");
+	expect_err(BASE ",bw,duration=0", -ERANGE, "duration");
+	expect_err(BASE ",bw,duration=86401", -ERANGE, "duration");
+	expect_err(BASE ",bw,progress=0", -ERANGE, "progress");
+	expect_err(BASE ",bw,progress=3601", -ERANGE, "progress");
+	expect_err(BASE ",bw,duration=-1", -EINVAL, "not a number");
+	expect_err(BASE ",bw,duration=10,count=10", -EINVAL, "conflicts");
+	expect_err(BASE ",duration=10", -EINVAL, "needs 'rlat'");
+	expect_err(BASE ",progress=10", -EINVAL, "needs 'rlat'");
+	expect_err(BASE ",fr,duration=10", -EINVAL, "needs 'rlat'");
+	expect_err("server,addr=192.0.2.1,port=1,duration=10", -EINVAL,
+		   "client option");
+	expect_err("server,addr=192.0.2.1,port=1,bw,progress=1", -EINVAL,
+		   "client option");
+}
+
 int main(void)
 {
 	test_minimal_and_defaults();
+	test_sweeps();
+	test_duration();
 	test_every_option();
 	test_ranges();
 	test_conflicts();

@@ -84,6 +84,65 @@ static void test_lat(void)
 		 (unsigned long long)r.t_stdev);
 }
 
+/* The best window the slow way: every window of every stream. */
+static u64 best_ref(const u64 *post, const u64 *done, u32 n, u32 window)
+{
+	u64 best = ~0ull;
+	u32 i;
+
+	for (i = 0; i + window <= n; i++)
+		if (done[i + window - 1] - post[i] < best)
+			best = done[i + window - 1] - post[i];
+	return best;
+}
+
+/*
+ * Feed kp_bw_track as kp_bw_run does: up to @depth posted ahead of the
+ * oldest completion, completions in order.
+ */
+static u64 track(const u64 *post, const u64 *done, u32 n, u32 window,
+		 u32 depth)
+{
+	static u64 ring[KP_BW_RING];
+	struct kp_bw_track t;
+	u32 p = 0, d;
+
+	kp_bw_track_init(&t, ring, window);
+	for (d = 0; d < n; d++) {
+		while (p < n && p - d < depth)
+			kp_bw_track_post(&t, p, post[p]), p++;
+		kp_bw_track_done(&t, d, done[d]);
+	}
+	return t.best;
+}
+
+/* Random streams: the ring gives what the whole arrays give. */
+static void test_bw_track(void)
+{
+	static u64 post[20000], done[20000];
+	u32 run, i, bad = 0;
+
+	srand(7);
+	for (run = 0; run < 40; run++) {
+		u32 n = 1 + (u32)rand() % 20000;
+		u32 depth = 1 + (u32)rand() % 1024;
+		u32 window = 1 + (u32)rand() % depth;
+		u64 t = 0, last = 0;
+
+		for (i = 0; i < n; i++) {
+			t += (u64)(rand() % 1000);
+			post[i] = t;
+			/* completions in order, each after its post */
+			last = (last > t ? last : t) + (u64)(rand() % 5000);
+			done[i] = last;
+		}
+		if (track(post, done, n, window, depth) !=
+		    best_ref(post, done, n, window))
+			bad++;
+	}
+	KT_CHECK(!bad, "%u of 40 random streams differ from the reference", bad);
+}
+
 static void test_bw(void)
 {
 	u64 post[10], done[10];
@@ -98,12 +157,12 @@ static void test_bw(void)
 	}
 	done[4] = post[4] + 1000;
 	/* best pair: posted at 3000, second done at 5000 */
-	KT_CHECK(kp_bw_best_window(post, done, 10, 2) == 2000, "window 2: %llu",
-		 (unsigned long long)kp_bw_best_window(post, done, 10, 2));
-	KT_CHECK(kp_bw_best_window(post, done, 10, 1) == 1000, "window 1");
-	KT_CHECK(kp_bw_best_window(post, done, 10, 10) == 14000, "window n");
-	KT_CHECK(kp_bw_best_window(post, done, 10, 99) == 14000, "window > n");
-	KT_CHECK(kp_bw_best_window(post, done, 0, 4) == 0, "no samples");
+	KT_CHECK(track(post, done, 10, 2, 4) == 2000, "window 2: %llu",
+		 (unsigned long long)track(post, done, 10, 2, 4));
+	KT_CHECK(track(post, done, 10, 1, 4) == 1000, "window 1");
+	KT_CHECK(track(post, done, 10, 10, 10) == 14000, "window n");
+	KT_CHECK(track(post, done, 10, 11, 10) == ~0ull, "window > n: none");
+	KT_CHECK(track(post, done, 0, 4, 4) == ~0ull, "no samples");
 
 	/* 1000 x 1 MiB in 1 s: 1000 MiB/s, 0.001 Mpps */
 	kp_bw_compute(1 << 20, 1000, 1000000000ull, 10, 5000000ull, &r);
@@ -199,10 +258,119 @@ static void test_payload(void)
 		 "widest header fits the minimum size");
 }
 
+/* The number after "\"key\": " in a JSON line, -1 if absent. */
+static double jfield(const char *line, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	p = strstr(line, pat);
+	return p ? strtod(p + strlen(pat), NULL) : -1.0;
+}
+
+/* Brackets and quotes balance, nothing after the closing brace. */
+static int json_shape(const char *s)
+{
+	int depth = 0, quoted = 0;
+
+	if (*s != '{')
+		return 0;
+	for (; *s; s++) {
+		if (*s == '"')
+			quoted = !quoted;
+		else if (!quoted && (*s == '{' || *s == '['))
+			depth++;
+		else if (!quoted && (*s == '}' || *s == ']'))
+			if (--depth == 0 && s[1])
+				return 0;
+	}
+	return depth == 0 && !quoted;
+}
+
+static void test_json(void)
+{
+	struct kp_json_ctx c = { 7, "client", "wlat", "npu", "rxe0",
+				 "6.1.0-56-amd64", 0 };
+	struct kp_lat_result r;
+	struct kp_bw_result b;
+	char line[1536], small[64];
+	u64 s[1000];
+	int n, i;
+
+	for (i = 0; i < 1000; i++)
+		s[i] = 1000ull * (u64)(i + 1);	/* 1..1000 usec */
+	kp_lat_compute(s, 1000, 1, 4096, &r);
+	KT_CHECK(r.cdf[0] == 1000 && r.cdf[KP_CDF_POINTS - 1] == 1000000 &&
+		 r.cdf[7] == 500000, "cdf min %llu median %llu max %llu",
+		 (unsigned long long)r.cdf[0], (unsigned long long)r.cdf[7],
+		 (unsigned long long)r.cdf[KP_CDF_POINTS - 1]);
+	for (i = 1; i < KP_CDF_POINTS; i++)
+		KT_CHECK(r.cdf[i] >= r.cdf[i - 1] &&
+			 kp_cdf_permille[i] > kp_cdf_permille[i - 1],
+			 "cdf rises at %d", i);
+	n = kp_lat_json(line, sizeof(line), &c, &r);
+	KT_CHECK(n > 0 && n < (int)sizeof(line) && (size_t)n == strlen(line),
+		 "lat json length %d", n);
+	KT_CHECK(json_shape(line), "lat json shape: %s", line);
+	KT_CHECK(jfield(line, "MsgSize") == 4096 &&
+		 jfield(line, "n_iterations") == 1000 &&
+		 jfield(line, "t_min") == 1.00 && jfield(line, "t_max") == 1000.00 &&
+		 jfield(line, "t_typical") == 501.00 &&
+		 jfield(line, "t_avg") == 500.50 &&
+		 jfield(line, "percentile_99") == 990.00 &&
+		 jfield(line, "percentile_99.9") == 999.00 &&
+		 jfield(line, "id") == 7 && jfield(line, "duration") == 0,
+		 "lat json fields: %s", line);
+	KT_CHECK(strstr(line, "\"test\": \"wlat\"") &&
+		 strstr(line, "\"mem\": \"npu\"") &&
+		 strstr(line, "\"device\": \"rxe0\"") &&
+		 strstr(line, "\"kernel\": \"6.1.0-56-amd64\"") &&
+		 strstr(line, "\"cdf\": [[0.000, 1.00], [0.010, 10.00], ") &&
+		 strstr(line, "[1.000, 1000.00]]}"), "lat json text: %s", line);
+	/* truncation reports the full length, stays terminated */
+	n = kp_lat_json(small, sizeof(small), &c, &r);
+	KT_CHECK((size_t)n == strlen(line) && strlen(small) == sizeof(small) - 1,
+		 "truncated json %d", n);
+
+	kp_bw_compute(65536, 5000, 1000000000ull, 64, 5000000ull, &b);
+	c.mode = "bw";
+	c.duration_s = 30;
+	n = kp_bw_json(line, sizeof(line), &c, &b);
+	KT_CHECK((size_t)n == strlen(line) && json_shape(line), "bw json: %s",
+		 line);
+	KT_CHECK(jfield(line, "MsgSize") == 65536 &&
+		 jfield(line, "n_iterations") == 5000 &&
+		 jfield(line, "BW_average") == 312.50 &&
+		 jfield(line, "BW_peak") == 800.00 &&
+		 jfield(line, "MsgRate") == 0.005 &&
+		 jfield(line, "duration") == 30, "bw json fields: %s", line);
+}
+
+static void test_progress(void)
+{
+	struct kp_progress p = { 65536, 123456, 12345, 123456, 0, 0, 0 };
+	char line[256];
+
+	kp_progress_format(line, sizeof(line), "bw", &p);
+	KT_CHECK(!strcmp(line, "bw #bytes=65536 iterations=123456 elapsed[s]=12.34 BW[MiB/sec]=1234.56 errors=0"),
+		 "bw progress: %s", line);
+	p.bytes = 64;
+	p.t_avg = 12345;
+	p.t_max = 99999;
+	p.errors = 2;
+	kp_progress_format(line, sizeof(line), "wlat", &p);
+	KT_CHECK(!strcmp(line, "wlat #bytes=64 iterations=123456 elapsed[s]=12.34 t_avg[usec]=12.35 t_max[usec]=100.00 errors=2"),
+		 "lat progress: %s", line);
+}
+
 int main(void)
 {
 	test_lat();
 	test_bw();
+	test_bw_track();
+	test_json();
+	test_progress();
 	test_records();
 	test_payload();
 	return kt_done();

@@ -34,6 +34,9 @@ kp_test() {
 	fi
 }
 
+# Milliseconds since boot (10 ms resolution).
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
 # kp_why MESSAGE: record why a test failed and return 1.
 kp_why() { KP_WHY="$*"; return 1; }
 
@@ -80,12 +83,12 @@ kp_result() {
 
 # The id of the newest record in /proc/krping_npu (0 if none).
 kp_last_id() {
-	awk '$1 ~ /^[0-9]+$/ && $2 != "result:" { id = $1 } END { print id + 0 }' \
+	awk '$1 ~ /^[0-9]+$/ && $2 != "result:" && $2 != "progress:" { id = $1 } END { print id + 0 }' \
 		/proc/krping_npu
 }
 
 # kp_rec ID: the record line of test ID; kp_res ID: its result text.
-kp_rec() { awk -v id="$1" '$1 == id && $2 != "result:"' /proc/krping_npu; }
+kp_rec() { awk -v id="$1" '$1 == id && $2 != "result:" && $2 != "progress:"' /proc/krping_npu; }
 kp_res() { sed -n "s/^$1 result: //p" /proc/krping_npu; }
 
 # kp_col ID COLUMN: one column of the record (1-based, see the header).

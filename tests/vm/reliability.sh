@@ -11,8 +11,6 @@ kp_idle() {
 	[ "$(kp_live)" = "tests=0 cm_ids=0 qps=0 buffers=0" ] ||
 		{ kp_why "objects left after $1: $(kp_live)"; return 1; }
 }
-now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
-
 t_setup() {
 	kp_rxe_up || { kp_why "rxe0"; return 1; }
 	insmod $KP/krping_npu.ko || { kp_why "insmod"; return 1; }
