@@ -1,0 +1,52 @@
+#!/bin/bash
+# Host tests of scripts/compare: identical sets pass, a synthetic
+# regression (bandwidth or latency) fails and is named, thresholds apply,
+# a missing result fails, bad input is an error.  Prints "PASS/FAIL name".
+cd "$(dirname "$0")/../.."
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+ok() { echo "PASS compare-$1"; }
+ko() { echo "FAIL compare-$1: $2"; }
+
+# one set: wlat 64/4096, rlat 64 on npu, bw 65536 and perftest's bw 65536
+mkset() {	# DIR BW65536 WLAT64 [drop-rlat]
+	mkdir -p "$1"
+	{
+		echo '{"id": 1, "test": "wlat", "role": "client", "mem": "host", "MsgSize": 64, "n_iterations": 1000, "t_typical": '"$3"'}'
+		echo '{"id": 1, "test": "wlat", "role": "client", "mem": "host", "MsgSize": 4096, "n_iterations": 1000, "t_typical": 30.00}'
+		[ -n "${4:-}" ] || echo '{"id": 2, "test": "rlat", "role": "client", "mem": "npu", "MsgSize": 64, "n_iterations": 1000, "t_typical": 40.00}'
+		echo '{"id": 3, "test": "bw", "role": "client", "mem": "host", "MsgSize": 65536, "n_iterations": 1000, "BW_peak": 900.0, "BW_average": '"$2"', "MsgRate": 0.01}'
+		echo '{"tool": "perftest", "test": "bw", "role": "client", "mem": "host", "MsgSize": 65536, "BW_average": 700.0}'
+	} > "$1/results.json"
+}
+mkset "$t/base" 800.00 20.00
+mkset "$t/same" 800.00 20.00
+mkset "$t/bw15" 680.00 20.00		# BW down 15%
+mkset "$t/bw5" 760.00 20.00		# BW down 5%: noise
+mkset "$t/lat25" 800.00 25.00		# t_typical up 25%
+mkset "$t/faster" 1600.00 10.00		# better is never a regression
+mkset "$t/missing" 800.00 20.00 drop
+
+check() {	# NAME WANT-RC GREP ARGS...
+	name=$1 want=$2 pat=$3; shift 3
+	out=$(scripts/compare "$@" 2>&1); rc=$?
+	if [ $rc -ne "$want" ]; then ko "$name" "exit $rc, want $want: $out"
+	elif [ -n "$pat" ] && ! echo "$out" | grep -q -- "$pat"; then ko "$name" "no '$pat' in: $out"
+	else ok "$name"; fi
+}
+check identical 0 "compare: 0 regressed or missing of 5" "$t/base" "$t/same"
+check bw-regression 1 "bw .*65536 BW_average .*REGRESSION (BW down 15.0% > 10%)" "$t/base" "$t/bw15"
+check bw-within 0 "" "$t/base" "$t/bw5"
+check bw-threshold-option 0 "" --bw-threshold 20 "$t/base" "$t/bw15"
+check lat-regression 1 "wlat .*64 t_typical .*REGRESSION (latency up 25.0% > 20%)" "$t/base" "$t/lat25"
+check lat-threshold-option 0 "" --lat-threshold 30 "$t/base" "$t/lat25"
+check improvement 0 "" "$t/base" "$t/faster"
+check missing 1 "rlat .*npu .*MISSING" "$t/base" "$t/missing"
+check new-result 0 "new result" "$t/missing" "$t/base"
+check json-file 1 "REGRESSION" "$t/base/results.json" "$t/bw15/results.json"
+echo 'not json' > "$t/bad.json"
+check bad-input 2 "not a result" "$t/base" "$t/bad.json"
+check no-file 2 "" "$t/base" "$t/nonexistent"
+# the median of repeated runs: 1 bad run in 3 is not a regression
+{ cat "$t/base/results.json"; cat "$t/bw15/results.json"; cat "$t/base/results.json"; } > "$t/rep.json"
+check median 0 "" "$t/base" "$t/rep.json"
