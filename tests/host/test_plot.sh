@@ -1,0 +1,74 @@
+#!/bin/bash
+# Host tests of scripts/plot and scripts/summary on a synthetic result set:
+# every plot is written, is a PNG of the expected size and is not blank;
+# baseline-vs-new plots too; the summary has a row per key with the ratio.
+cd "$(dirname "$0")/../.."
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+ok() { echo "PASS $1"; }
+ko() { echo "FAIL $1: $2"; }
+command -v gnuplot >/dev/null || { ko plot-tool "gnuplot not installed (scripts/setup)"; exit 0; }
+
+mkset() {	# DIR SCALE
+	mkdir -p "$1"
+	python3 - "$1/results.json" "$2" <<'PY'
+import json, sys
+out, k = open(sys.argv[1], "w"), float(sys.argv[2])
+cdf = [0, 10, 50, 100, 200, 300, 400, 500, 600, 700, 800, 900, 950, 990, 999, 1000]
+for mem in ("host", "npu"):
+    for size in (64, 4096, 65536, 1048576):
+        for test in ("wlat", "rlat"):
+            t = k * (20 + size / 1000.0)
+            out.write(json.dumps({"test": test, "role": "client", "mem": mem, "MsgSize": size,
+                "n_iterations": 1000, "t_min": t * .8, "t_typical": t, "percentile_99": t * 2,
+                "percentile_99.9": t * 3, "t_max": t * 4,
+                "cdf": [[p / 1000, t * (0.8 + p / 300.0)] for p in cdf]}) + "\n")
+        out.write(json.dumps({"test": "bw", "role": "client", "mem": mem, "MsgSize": size,
+            "n_iterations": 1000, "BW_peak": 1200 / k, "BW_average": min(1000, size / 50.0) / k,
+            "MsgRate": 0.1}) + "\n")
+for size in (64, 65536):
+    out.write(json.dumps({"tool": "perftest", "test": "bw", "role": "client", "mem": "host",
+        "MsgSize": size, "n_iterations": 1000, "BW_average": 900.0, "BW_peak": 950.0}) + "\n")
+PY
+}
+mkset "$t/base" 1
+mkset "$t/new" 1.3
+
+# pngcheck DIR NAMES...: each a PNG of 1000x620 with more than one colour
+pngcheck() {
+	python3 - "$@" <<'PY'
+import struct, sys, zlib
+d = sys.argv[1]
+for name in sys.argv[2:]:
+    b = open(f"{d}/plots/{name}", "rb").read()
+    assert b[:8] == b"\x89PNG\r\n\x1a\n", f"{name}: not a PNG"
+    w, h = struct.unpack(">II", b[16:24])
+    assert (w, h) == (1000, 620), f"{name}: {w}x{h}"
+    # the image data: more than a few distinct bytes means something is drawn
+    idat, i = b"", 8
+    while i < len(b):
+        n, kind = struct.unpack(">I4s", b[i:i + 8])
+        if kind == b"IDAT":
+            idat += b[i + 8:i + 8 + n]
+        i += 12 + n
+    assert len(set(zlib.decompress(idat))) > 8, f"{name}: blank"
+PY
+}
+all="bw.png lat-wlat.png lat-rlat.png cdf-wlat.png cdf-rlat.png"
+if out=$(scripts/plot "$t/new" 2>&1) && [ "$(echo "$out" | wc -l)" = 5 ] &&
+   err=$(pngcheck "$t/new" $all 2>&1); then ok plot-one-set
+else ko plot-one-set "$out $err"; fi
+rm -rf "$t/new/plots"
+if out=$(scripts/plot "$t/new" "$t/base" 2>&1) && err=$(pngcheck "$t/new" $all 2>&1) &&
+   grep -q 'baseline)' "$t/new/plots/data/bw.png.gp" && grep -q 'new)' "$t/new/plots/data/bw.png.gp"; then
+	ok plot-baseline-vs-new
+else ko plot-baseline-vs-new "$out $err"; fi
+mkdir -p "$t/empty"; : > "$t/empty/results.json"
+scripts/plot "$t/empty" > /dev/null 2>&1 && ko plot-empty "an empty set plotted" || ok plot-empty
+
+out=$(scripts/summary "$t/base")
+rows=$(echo "$out" | grep -c '^| [a-z]* | client |')
+[ "$rows" = 24 ] || ko summary "rows $rows, want 24: $out"
+echo "$out" | grep -q '^| bw | client | host | 64 | 1000 | 1.28 | BW_peak 1200.00 | 900.00 | 0.00 |$' &&
+	echo "$out" | grep -q '^| wlat | client | npu | 4096 | 1000 | 24.10 | p99 48.19 | - | - |$' &&
+	[ "$rows" = 24 ] && ok summary || ko summary "rows: $(echo "$out" | grep '^| bw | client | host | 64 ')"
