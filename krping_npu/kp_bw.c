@@ -67,10 +67,9 @@ int kp_bw_run(struct kp_cb *cb)
 			}
 			/* a duplex peer finished first: keep its FIN */
 			if (wc[i].wr_id == KP_WR_RECV) {
-				ret = kp_recv_done(cb, &wc[i]);
+				ret = kp_recv_keep(cb, &wc[i]);
 				if (ret)
 					return ret;
-				cb->recv_ready = true;
 				continue;
 			}
 			kp_err(cb, "bw: unexpected completion %llu",

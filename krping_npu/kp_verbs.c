@@ -580,6 +580,16 @@ int kp_recv_done(struct kp_cb *cb, const struct ib_wc *wc)
  * receive buffer stays intact until this side answers it.  Receives are
  * reposted at once.
  */
+/* A control message arrived while waiting for something else: keep it. */
+int kp_recv_keep(struct kp_cb *cb, const struct ib_wc *wc)
+{
+	int ret = kp_recv_done(cb, wc);
+
+	if (!ret)
+		cb->recv_ready = true;
+	return ret;
+}
+
 int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin)
 {
 	struct ib_wc wc;
@@ -594,11 +604,13 @@ int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin)
 		if (ret < 0)
 			return ret;
 		if (wc.wr_id == KP_WR_RECV) {
-			ret = kp_recv_done(cb, &wc);
-			if (ret || want == KP_WR_RECV)
-				return ret;
-			cb->recv_ready = true;
-			continue;
+			if (want != KP_WR_RECV) {
+				ret = kp_recv_keep(cb, &wc);
+				if (ret)
+					return ret;
+				continue;
+			}
+			return kp_recv_done(cb, &wc);
 		}
 		if (wc.wr_id == want)
 			return 0;

@@ -264,6 +264,7 @@ int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm);
 int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin);
 int kp_recv_done(struct kp_cb *cb, const struct ib_wc *wc);
+int kp_recv_keep(struct kp_cb *cb, const struct ib_wc *wc);
 int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin);
 void kp_sge_local(struct kp_cb *cb, struct kp_buf *b, struct ib_sge *sge,
 		  u32 len);
