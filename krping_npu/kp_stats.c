@@ -13,6 +13,10 @@
 
 int kp_stats_alloc(struct kp_cb *cb)
 {
+	/* a server that only answers or serves one-sided ops times nothing */
+	if (cb->opts.role == KP_ROLE_SERVER &&
+	    !(cb->mode == KP_MODE_BW && cb->duplex))
+		return 0;
 	/* duration runs keep the last KP_MAX_COUNT latency samples */
 	cb->nsamples = cb->mode == KP_MODE_BW ? KP_BW_RING :
 		       cb->count ?: KP_MAX_COUNT;
