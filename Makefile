@@ -5,6 +5,8 @@
 #   make test       everything: unit tests, build checks, VM integration
 #   make demo       boot a VM with rxe, run a server and a client, print results
 #   make bench      krping_npu beside perftest in one VM boot -> results/
+#   make test-debug the VM suites on a KASAN/kmemleak/lockdep/DMA-API debug
+#                   build of Debian's 6.1 source (long; not in make test)
 
 KVER ?= $(shell scripts/kver 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -15,7 +17,7 @@ UNIT_TESTS := tests/unit/test_opts tests/unit/test_report tests/unit/test_layout
 UNIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O1 -g \
 	       -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all modules test-modules clean unit test demo bench setup check
+.PHONY: all modules test-modules clean unit test test-debug demo bench setup check
 
 all: modules
 
@@ -44,6 +46,9 @@ setup:
 test:
 	scripts/setup
 	scripts/test
+
+test-debug:
+	scripts/test-debug
 
 demo:
 	scripts/setup
