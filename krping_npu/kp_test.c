@@ -102,7 +102,7 @@ void kp_test_release(struct kp_cb *cb)
 	kp_buf_free(cb, &cb->rdma);
 }
 
-/* ... registered once, for the peer's READs and WRITEs. */
+/* ... registered for the peer's READs and WRITEs, once per size. */
 static int kp_test_prepare(struct kp_cb *cb)
 {
 	return kp_test_alloc(cb) ?:
