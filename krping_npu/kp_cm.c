@@ -264,7 +264,10 @@ int kp_run_server(struct kp_cb *cb)
 	kp_conn_param(cb, &param);
 	param.responder_resources = min(cb->rd_atom, cb->peer_initiator_depth);
 	param.initiator_depth = min(cb->rd_atom, cb->peer_responder_resources);
+	/* rdma_accept() belongs under the CM handler's lock (lockdep checks) */
+	rdma_lock_handler(cb->child_id);
 	ret = rdma_accept(cb->child_id, &param);
+	rdma_unlock_handler(cb->child_id);
 	if (ret) {
 		kp_err(cb, "rdma_accept: %d", ret);
 		goto out_reject;
