@@ -484,6 +484,7 @@ static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)
 int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(cb->wait_ms);
+	unsigned long gone = 0;
 	unsigned int spins = 0;
 	int n, i;
 
@@ -506,8 +507,24 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 		}
 		if (n)
 			break;
-		if (kp_cm_check(cb))
+		if (kp_cm_check(cb)) {
+			/*
+			 * The peer left, but the completion of a send it saw
+			 * (an ACK that came in before its DREQ) may reach our
+			 * CQ after the CM heard of the disconnect: when waiting
+			 * for such a completion, look a little longer before
+			 * calling it lost.
+			 */
+			if (!cb->await_own || !cb->sends_out)
+				return kp_cm_check(cb);
+			if (!gone)
+				gone = jiffies + msecs_to_jiffies(KP_GONE_GRACE_MS);
+			if (time_before(jiffies, gone)) {
+				cond_resched();
+				continue;
+			}
 			return kp_cm_check(cb);
+		}
 		if (spins < spin) {
 			if (++spins % 64)
 				continue;
@@ -600,7 +617,9 @@ int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin)
 		return 0;
 	}
 	for (;;) {
+		cb->await_own = want != KP_WR_RECV;
 		ret = kp_poll(cb, &wc, 1, spin);
+		cb->await_own = false;
 		if (ret < 0)
 			return ret;
 		if (wc.wr_id == KP_WR_RECV) {

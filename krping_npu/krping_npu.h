@@ -25,6 +25,7 @@
 #define KP_SQ_EXTRA		16	/* send slots beyond txdepth */
 #define KP_MAX_RD_ATOM		16	/* RDMA READs in flight we ask for */
 #define KP_MAX_INLINE		220	/* inline writes, as perftest on mlx5 */
+#define KP_GONE_GRACE_MS	100	/* kp_poll(): completions after a disconnect */
 
 /* kp_poll(): empty polls before sleeping on the CQ */
 #define KP_SPIN_ALWAYS		UINT_MAX	/* latency loops */
@@ -181,6 +182,7 @@ struct kp_cb {
 	u8 rd_atom;
 	bool cq_event;		/* set by the CQ handler */
 	unsigned int sends_out;	/* signaled sends not yet completed */
+	bool await_own;		/* kp_wait_for() waits for one of them */
 	unsigned int polls;	/* kp_poll() calls, to yield every so often */
 	u32 send_len;		/* bytes of the last SEND posted */
 	u32 wait_ms;		/* bound of the current wait */
