@@ -134,19 +134,61 @@ void kp_bw_compute(u32 bytes, u64 iters, u64 total_ns, u32 window,
 #define KP_US_INT(ns)	((unsigned long long)(((ns) + 5) / 10 / 100))
 #define KP_US_FRAC(ns)	((unsigned int)(((ns) + 5) / 10 % 100))
 
+/* A bounded appender: like snprintf, n counts what would have been written. */
+struct kp_out {
+	char *buf;
+	size_t len;
+	size_t n;
+};
+
+static __printf(2, 3) void kp_put(struct kp_out *o, const char *fmt, ...)
+{
+	size_t at = o->n < o->len ? o->n : o->len;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vsnprintf(o->buf + at, o->len - at, fmt, ap);
+	va_end(ap);
+	if (ret > 0)
+		o->n += (size_t)ret;
+}
+
+/* The latency figures, in the order both the text and the JSON list them. */
+static const struct {
+	const char *text;
+	const char *json;
+	size_t off;
+} kp_lat_fields[] = {
+	{ "t_min[usec]", "t_min", offsetof(struct kp_lat_result, t_min) },
+	{ "t_max[usec]", "t_max", offsetof(struct kp_lat_result, t_max) },
+	{ "t_typical[usec]", "t_typical",
+	  offsetof(struct kp_lat_result, t_typical) },
+	{ "t_avg[usec]", "t_avg", offsetof(struct kp_lat_result, t_avg) },
+	{ "t_stdev[usec]", "t_stdev", offsetof(struct kp_lat_result, t_stdev) },
+	{ "99%[usec]", "percentile_99", offsetof(struct kp_lat_result, p99) },
+	{ "99.9%[usec]", "percentile_99.9",
+	  offsetof(struct kp_lat_result, p999) },
+};
+
+static u64 kp_lat_field(const struct kp_lat_result *r, unsigned int i)
+{
+	return *(const u64 *)((const char *)r + kp_lat_fields[i].off);
+}
+
 int kp_lat_format(char *buf, size_t len, const char *mode,
 		  const struct kp_lat_result *r)
 {
-	return snprintf(buf, len,
-			"%s #bytes=%u #iterations=%llu t_min[usec]=%llu.%02u t_max[usec]=%llu.%02u t_typical[usec]=%llu.%02u t_avg[usec]=%llu.%02u t_stdev[usec]=%llu.%02u 99%%[usec]=%llu.%02u 99.9%%[usec]=%llu.%02u",
-			mode, r->bytes, (unsigned long long)r->iters,
-			KP_US_INT(r->t_min), KP_US_FRAC(r->t_min),
-			KP_US_INT(r->t_max), KP_US_FRAC(r->t_max),
-			KP_US_INT(r->t_typical), KP_US_FRAC(r->t_typical),
-			KP_US_INT(r->t_avg), KP_US_FRAC(r->t_avg),
-			KP_US_INT(r->t_stdev), KP_US_FRAC(r->t_stdev),
-			KP_US_INT(r->p99), KP_US_FRAC(r->p99),
-			KP_US_INT(r->p999), KP_US_FRAC(r->p999));
+	struct kp_out o = { buf, len, 0 };
+	unsigned int i;
+
+	kp_put(&o, "%s #bytes=%u #iterations=%llu", mode, r->bytes,
+	       (unsigned long long)r->iters);
+	for (i = 0; i < ARRAY_SIZE(kp_lat_fields); i++)
+		kp_put(&o, " %s=%llu.%02u", kp_lat_fields[i].text,
+		       KP_US_INT(kp_lat_field(r, i)),
+		       KP_US_FRAC(kp_lat_field(r, i)));
+	return (int)o.n;
 }
 
 int kp_bw_format(char *buf, size_t len, const char *mode,
@@ -216,26 +258,6 @@ int kp_progress_format(char *buf, size_t len, const char *mode,
 			KP_US_INT(p->t_max), KP_US_FRAC(p->t_max), p->errors);
 }
 
-/* A bounded appender: like snprintf, n counts what would have been written. */
-struct kp_out {
-	char *buf;
-	size_t len;
-	size_t n;
-};
-
-static __printf(2, 3) void kp_put(struct kp_out *o, const char *fmt, ...)
-{
-	size_t at = o->n < o->len ? o->n : o->len;
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = vsnprintf(o->buf + at, o->len - at, fmt, ap);
-	va_end(ap);
-	if (ret > 0)
-		o->n += (size_t)ret;
-}
-
 /* The fields every JSON object starts with; names are plain identifiers. */
 static void kp_json_head(struct kp_out *o, const struct kp_json_ctx *c,
 			 u32 bytes, u64 iters)
@@ -249,17 +271,14 @@ int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,
 		const struct kp_lat_result *r)
 {
 	struct kp_out o = { buf, len, 0 };
-	int i;
+	unsigned int i;
 
 	kp_json_head(&o, c, r->bytes, r->iters);
-	kp_put(&o, ", \"t_min\": %llu.%02u, \"t_max\": %llu.%02u, \"t_typical\": %llu.%02u, \"t_avg\": %llu.%02u, \"t_stdev\": %llu.%02u, \"percentile_99\": %llu.%02u, \"percentile_99.9\": %llu.%02u, \"cdf\": [",
-	       KP_US_INT(r->t_min), KP_US_FRAC(r->t_min),
-	       KP_US_INT(r->t_max), KP_US_FRAC(r->t_max),
-	       KP_US_INT(r->t_typical), KP_US_FRAC(r->t_typical),
-	       KP_US_INT(r->t_avg), KP_US_FRAC(r->t_avg),
-	       KP_US_INT(r->t_stdev), KP_US_FRAC(r->t_stdev),
-	       KP_US_INT(r->p99), KP_US_FRAC(r->p99),
-	       KP_US_INT(r->p999), KP_US_FRAC(r->p999));
+	for (i = 0; i < ARRAY_SIZE(kp_lat_fields); i++)
+		kp_put(&o, ", \"%s\": %llu.%02u", kp_lat_fields[i].json,
+		       KP_US_INT(kp_lat_field(r, i)),
+		       KP_US_FRAC(kp_lat_field(r, i)));
+	kp_put(&o, ", \"cdf\": [");
 	for (i = 0; i < KP_CDF_POINTS; i++)
 		kp_put(&o, "%s[%u.%03u, %llu.%02u]", i ? ", " : "",
 		       kp_cdf_permille[i] / 1000, kp_cdf_permille[i] % 1000,
