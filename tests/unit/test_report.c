@@ -4,15 +4,22 @@
 #include "../../proc/kp_report.h"
 #include "../../proc/kp_payload.h"
 
-/* Parse "key=value" out of a result line. */
-static double field(const char *line, const char *key)
+/* The number after @pat (a printf pattern naming @key) in @line, or -1. */
+static double number_after(const char *line, const char *pat,
+			   const char *key)
 {
-	char pat[64];
+	char full[64];
 	const char *p;
 
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(line, pat);
-	return p ? strtod(p + strlen(pat), NULL) : -1.0;
+	snprintf(full, sizeof(full), pat, key);
+	p = strstr(line, full);
+	return p ? strtod(p + strlen(full), NULL) : -1.0;
+}
+
+/* "key=value" in a result line */
+static double field(const char *line, const char *key)
+{
+	return number_after(line, " %s=", key);
 }
 
 static void test_lat(void)
@@ -261,12 +268,7 @@ static void test_payload(void)
 /* The number after "\"key\": " in a JSON line, -1 if absent. */
 static double jfield(const char *line, const char *key)
 {
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	p = strstr(line, pat);
-	return p ? strtod(p + strlen(pat), NULL) : -1.0;
+	return number_after(line, "\"%s\": ", key);
 }
 
 /* Brackets and quotes balance, nothing after the closing brace. */
