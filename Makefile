@@ -35,7 +35,7 @@ clean:
 	rm -f $(addsuffix .bin,$(UNIT_TESTS))
 
 tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h peer_client/peer_mem_abi.h tests/unit/kt.h
-	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS) -lm
 
 unit: $(addsuffix .bin,$(UNIT_TESTS))
 	@scripts/run-unit $^

@@ -220,7 +220,7 @@ static void kp_show_results(struct seq_file *m, const struct kp_record *r)
 static int kp_proc_show(struct seq_file *m, void *v)
 {
 	struct kp_record *r;
-	char line[256];
+	char line[KP_RECORD_MAX];
 
 	kp_record_header(line, sizeof(line));
 	seq_puts(m, line);

@@ -56,10 +56,56 @@ static u64 kp_rank(const u64 *v, u32 n, u64 num, u64 den)
 	return v[k ? k - 1 : 0];
 }
 
+/* A 128-bit unsigned sum, in two 64-bit halves (plain C, any target). */
+struct kp_u128 {
+	u64 hi, lo;
+};
+
+/* @acc += @a * @b, exactly */
+static void kp_u128_add_mul(struct kp_u128 *acc, u64 a, u64 b)
+{
+	u64 a_lo = (u32)a, a_hi = a >> 32, b_lo = (u32)b, b_hi = b >> 32;
+	u64 ll = a_lo * b_lo, lh = a_lo * b_hi, hl = a_hi * b_lo;
+	u64 hh = a_hi * b_hi;
+	u64 mid = (ll >> 32) + (u32)lh + (u32)hl;
+	u64 lo = (mid << 32) | (u32)ll;
+	u64 hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+
+	acc->lo += lo;
+	acc->hi += hi + (acc->lo < lo);
+}
+
+/* @x / @d: long division in 32-bit digits */
+static struct kp_u128 kp_u128_div32(const struct kp_u128 *x, u32 d)
+{
+	u32 digit[4] = { x->hi >> 32, (u32)x->hi, x->lo >> 32, (u32)x->lo };
+	u64 rem = 0, q[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		u64 cur = rem << 32 | digit[i];
+
+		q[i] = kp_div(cur, d);
+		rem = cur - q[i] * d;
+	}
+	return (struct kp_u128){ q[0] << 32 | q[1], q[2] << 32 | q[3] };
+}
+
+/* The square root of @x: exact below 2^64, to 1 part in 2^16 above. */
+static u64 kp_u128_sqrt(struct kp_u128 x)
+{
+	if (!x.hi)
+		return kp_isqrt(x.lo);
+	if (x.hi >> 32)
+		return ~0ull;	/* deviations of centuries */
+	return kp_isqrt(x.hi << 32 | x.lo >> 32) << 16;
+}
+
 void kp_lat_compute(u64 *ns, u32 n, u32 div, u32 bytes,
 		    struct kp_lat_result *r)
 {
-	u64 sum = 0, var = 0;
+	struct kp_u128 sq = { 0, 0 };
+	u64 sum = 0;
 	u32 i;
 
 	if (!div)
@@ -75,14 +121,13 @@ void kp_lat_compute(u64 *ns, u32 n, u32 div, u32 bytes,
 	r->t_max = ns[n - 1];
 	r->t_typical = ns[n / 2];
 	r->t_avg = kp_div(sum, n);
+	/* the sum of squares is exact: small deviations over many samples count */
 	for (i = 0; i < n; i++) {
 		u64 d = ns[i] > r->t_avg ? ns[i] - r->t_avg : r->t_avg - ns[i];
 
-		if (d > 0xffffffffull)
-			d = 0xffffffffull;
-		var += kp_div(d * d, n);
+		kp_u128_add_mul(&sq, d, d);
 	}
-	r->t_stdev = kp_isqrt(var);
+	r->t_stdev = kp_u128_sqrt(kp_u128_div32(&sq, n));
 	r->p99 = kp_rank(ns, n, 99, 100);
 	r->p999 = kp_rank(ns, n, 999, 1000);
 	for (i = 0; i < KP_CDF_POINTS; i++)

@@ -120,6 +120,9 @@ int kp_record_format(char *buf, size_t len, u32 id, const char *role,
 		     const char *mode, const char *mem, const char *dev,
 		     const char *state, const struct kp_counters *c);
 
+/* Bytes a record line may need: 10-digit id, 63-byte device, 20-digit counters. */
+#define KP_RECORD_MAX	320
+
 /* The header line naming kp_record_format's columns. */
 int kp_record_header(char *buf, size_t len);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Unit tests of the statistics, their text and the ping payload. */
+#include <math.h>
 #include "kt.h"
 #include "../../proc/kp_report.h"
 #include "../../proc/kp_payload.h"
@@ -200,6 +201,99 @@ static void test_bw(void)
 	KT_CHECK(r.bw_avg_x100 == 0 && r.msgrate_x1e6 == 0, "zero time");
 }
 
+/* A double-precision population stdev of @n samples (after @div). */
+static double ref_stdev(const u64 *v, u32 n, u32 div)
+{
+	double var = 0, avg;
+	u64 isum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		isum += v[i] / div;
+	avg = (double)(isum / n);	/* deviations from the integer mean */
+	for (i = 0; i < n; i++) {
+		double d = (double)(v[i] / div) - avg;
+
+		var += d * d;
+	}
+	return sqrt(var / n);
+}
+
+static u64 kt_rand_state = 88172645463325252ull;
+
+static u64 kt_rand(void)
+{
+	kt_rand_state ^= kt_rand_state << 13;
+	kt_rand_state ^= kt_rand_state >> 7;
+	kt_rand_state ^= kt_rand_state << 17;
+	return kt_rand_state;
+}
+
+/* Small spreads over many samples: every term d^2 < n must still count. */
+static void test_stdev(void)
+{
+	static const struct {
+		u32 n;
+		u64 base, spread;
+	} cases[] = {
+		{ 1000000, 2000, 200 },		/* real hardware: 2 us +- 0.2 */
+		{ 1000000, 1500, 3 },
+		{ 1000000, 900, 1 },
+		{ 100000, 50000, 40 },
+		{ 1000, 2000, 2 },
+		{ 1000000, 3000000000ull, 1000000000ull },	/* seconds */
+		{ 1000, 60000000000ull, 59000000000ull },	/* d > 2^32 */
+	};
+	static u64 s[1000000];
+	struct kp_lat_result r;
+	unsigned int c;
+	u32 i;
+
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		u32 n = cases[c].n;
+		double want;
+
+		for (i = 0; i < n; i++)
+			s[i] = cases[c].base - cases[c].spread +
+			       kt_rand() % (2 * cases[c].spread + 1);
+		want = ref_stdev(s, n, 1);
+		kp_lat_compute(s, n, 1, 64, &r);
+		KT_CHECK(fabs((double)r.t_stdev - want) <= want * 0.001 + 1.0,
+			 "stdev case %u: %llu, reference %.2f", c,
+			 (unsigned long long)r.t_stdev, want);
+	}
+	/* 10^6 samples of 2000 +- 200 ns uniform: true stdev 115.8 ns */
+	for (i = 0; i < 1000000; i++)
+		s[i] = 1800 + kt_rand() % 401;
+	kp_lat_compute(s, 1000000, 1, 64, &r);
+	KT_CHECK(r.t_stdev >= 115 && r.t_stdev <= 117, "stdev 2000+-200: %llu",
+		 (unsigned long long)r.t_stdev);
+	/* two values, exact */
+	s[0] = 1000; s[1] = 1002;
+	kp_lat_compute(s, 2, 1, 8, &r);
+	KT_CHECK(r.t_stdev == 1, "stdev of {1000, 1002}: %llu",
+		 (unsigned long long)r.t_stdev);
+}
+
+/* The longest record line: a 63-character device, 20-digit counters. */
+static void test_record_max(void)
+{
+	struct kp_counters c;
+	char dev[64], line[KP_RECORD_MAX];
+	int n;
+
+	memset(&c, 0xff, sizeof(c));
+	memset(dev, 'd', 63);
+	dev[63] = '\0';
+	n = kp_record_format(line, sizeof(line), 0xffffffffu, "server", "wlat",
+			     "host", dev, "failed", &c);
+	KT_CHECK(n > 0 && n < KP_RECORD_MAX, "record of %d bytes, buffer %d", n,
+		 KP_RECORD_MAX);
+	KT_CHECK(n > 0 && line[strlen(line) - 1] == '\n' &&
+		 strstr(line, "18446744073709551615\n") && strstr(line, dev),
+		 "record line keeps its end: %s", line);
+}
+
 static void test_records(void)
 {
 	struct kp_counters c = { 1, 2, 3, 4, 5, 6, 7, 8 };
@@ -374,6 +468,8 @@ int main(void)
 	test_json();
 	test_progress();
 	test_records();
+	test_record_max();
+	test_stdev();
 	test_payload();
 	return kt_done();
 }
