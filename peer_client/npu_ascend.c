@@ -6,30 +6,31 @@
  * page table layout is the HAL's; the memory itself is allocated by the
  * NPU runtime in user space, so this provider has no allocator.
  */
-#include <linux/sizes.h>
-
 #include "npu_provider.h"
 
-typedef int (*hal_get_pages_t)(u64 va, u64 len, npu_free_callback free_cb,
-			       void *data, struct npu_page_table **table);
-typedef int (*hal_put_pages_t)(struct npu_page_table *table);
+typedef int (*hal_get_pages_t)(u64 va, u64 len, p2p_free_callback free_cb,
+			       void *data, struct p2p_page_table **table);
+typedef int (*hal_put_pages_t)(struct p2p_page_table *table);
 
 static hal_get_pages_t hal_get_pages;
 static hal_put_pages_t hal_put_pages;
 
-static int ascend_get_pages(u64 va, u64 len, npu_free_callback free_cb,
-			    void *data, struct npu_page_table **table)
+static int ascend_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
+			    void *data, struct p2p_page_table **table)
 {
 	int ret = hal_get_pages(va, len, free_cb, data, table);
 
-	if (!ret)
+	if (!ret) {
 		atomic_add((*table)->page_num, &npu_stats.pinned_pages);
+		atomic_inc(&npu_stats.tables);
+	}
 	return ret;
 }
 
-static int ascend_put_pages(struct npu_page_table *table)
+static int ascend_put_pages(struct p2p_page_table *table)
 {
 	atomic_sub(table->page_num, &npu_stats.pinned_pages);
+	atomic_dec(&npu_stats.tables);
 	return hal_put_pages(table);
 }
 
@@ -40,7 +41,7 @@ static void ascend_noop_free(void *data)
 /* The HAL is the only judge of its addresses: try to pin, then let go. */
 static bool ascend_owns(u64 va, u64 len)
 {
-	struct npu_page_table *t;
+	struct p2p_page_table *t;
 
 	if (hal_get_pages(va, len, ascend_noop_free, NULL, &t))
 		return false;
@@ -53,7 +54,6 @@ static struct npu_provider ascend_provider = {
 	.get_pages = ascend_get_pages,
 	.put_pages = ascend_put_pages,
 	.owns = ascend_owns,
-	.page_size = SZ_2M,
 };
 
 int npu_ascend_bind(struct npu_provider **out)

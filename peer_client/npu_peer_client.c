@@ -3,19 +3,31 @@
  * npu_peer_client.c - the peer_memory_client callbacks over an NPU provider.
  *
  * One context per registration: acquire() creates it for addresses the
- * provider owns, get_pages() pins through the provider and remembers the
- * core's context, dma_map() builds the sg_table, dma_unmap(), put_pages()
- * and release() undo exactly that.  Cores differ in order (MOFED 5 asks
- * get_page_size() after dma_map(), xsc before), so every callback depends
- * only on what get_pages() established.
+ * provider owns, get_pages() takes a page table from the provider and
+ * remembers the core's context, dma_map() builds the sg_table, and
+ * dma_unmap(), put_pages() and release() undo exactly that.  Cores differ
+ * in order (MOFED 5.5 asks get_page_size() after dma_map(), 4.x-5.4 and
+ * xsc before), so every callback depends only on what get_pages() set up.
+ *
+ * A context has two references: the core's (acquire to release) and the
+ * page table's (get_pages until the provider has the table back).  MOFED
+ * may call release() while a free callback for the same context runs; the
+ * table's reference keeps the context alive through it, because the
+ * provider's put_pages waits for that callback.
  *
  * When the memory is freed under a registration the provider calls
- * npu_free_cb(): the core is told through its invalidate callback and may
- * call dma_unmap()/put_pages() from inside it; whatever it leaves is undone
- * here.  Each step runs once, whoever asks first.
+ * npu_free_cb(): the core is told through its invalidate callback (when
+ * the registration came through a core: its core_context may be 0) and
+ * may call dma_unmap()/put_pages() from inside it; the DMA mappings left
+ * are torn down before the callback returns.  A put_pages while a free
+ * callback runs goes to a workqueue: calling or waiting for the
+ * provider's put_pages there deadlocks on the Ascend driver.
  */
 #include <linux/slab.h>
 #include <linux/module.h>
+#include <linux/kref.h>
+#include <linux/sched.h>
+#include <linux/workqueue.h>
 #include <linux/scatterlist.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
@@ -24,26 +36,54 @@
 #include "npu_peer_client.h"
 
 struct npu_ctx {
-	spinlock_t lock;		/* pinned, mapped, invalidated */
+	struct kref ref;		/* the core's and the table's */
+	spinlock_t lock;		/* the state below */
 	u64 va;
 	size_t size;
 	u64 core_context;
-	struct npu_page_table *table;
+	bool via_core;			/* registered by a core, not krping_npu */
+	struct p2p_page_table *table;	/* from get_pages until put */
 	struct sg_table *sgt;		/* the core's, filled by dma_map */
 	struct device *dma_dev;
+	dma_addr_t *dma;		/* what dma_map mapped, entry by entry */
 	unsigned int nents;		/* entries mapped */
+	u64 map_len;			/* bytes each */
 	bool ram;			/* mapped as pages, else as resource */
-	bool pinned;
-	bool mapped;
+	bool pinned;			/* a table is held, put_pages not begun */
+	bool put_begun;
+	bool mapped;			/* dma_map() done, dma_unmap() not yet */
+	bool dma_live;			/* the entries' DMA mappings exist */
 	bool invalidated;
+	struct task_struct *cb_task;	/* running npu_free_cb(), or NULL */
+	struct work_struct put_work;
 };
 
 struct npu_provider *npu_prov;
 invalidate_peer_memory npu_core_invalidate;
 void *npu_reg_handle;
+struct workqueue_struct *npu_wq;
 
-static int npu_acquire(unsigned long addr, size_t size, void *priv,
-		       char *peer_mem_name, void **client_context)
+static void npu_ctx_free(struct kref *ref)
+{
+	struct npu_ctx *ctx = container_of(ref, struct npu_ctx, ref);
+
+	kvfree(ctx->dma);
+	kfree(ctx);
+	atomic_dec(&npu_stats.contexts);
+	module_put(THIS_MODULE);
+}
+
+static void npu_put_work(struct work_struct *w)
+{
+	struct npu_ctx *ctx = container_of(w, struct npu_ctx, put_work);
+
+	npu_prov->put_pages(ctx->table);	/* waits out the callback */
+	ctx->table = NULL;
+	kref_put(&ctx->ref, npu_ctx_free);
+}
+
+static int npu_acquire_ctx(unsigned long addr, size_t size, bool via_core,
+			   void **client_context)
 {
 	struct npu_ctx *ctx;
 
@@ -52,9 +92,12 @@ static int npu_acquire(unsigned long addr, size_t size, void *priv,
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return 0;
+	kref_init(&ctx->ref);
 	spin_lock_init(&ctx->lock);
+	INIT_WORK(&ctx->put_work, npu_put_work);
 	ctx->va = addr;
 	ctx->size = size;
+	ctx->via_core = via_core;
 	/* a live context pins this module: rmmod waits for release() */
 	__module_get(THIS_MODULE);
 	atomic_inc(&npu_stats.contexts);
@@ -62,24 +105,75 @@ static int npu_acquire(unsigned long addr, size_t size, void *priv,
 	return 1;
 }
 
+static int npu_acquire(unsigned long addr, size_t size, void *priv,
+		       char *peer_mem_name, void **client_context)
+{
+	return npu_acquire_ctx(addr, size, true, client_context);
+}
+
+/* krping_npu's own registrations: no core to tell of a free */
+int npu_acquire_direct(unsigned long addr, size_t size, void **client_context)
+{
+	return npu_acquire_ctx(addr, size, false, client_context);
+}
+
 static void npu_free_cb(void *data);
+
+/* Give the table back, at once or, beside a free callback, from npu_wq. */
+static void npu_put_table(struct npu_ctx *ctx)
+{
+	bool defer;
+
+	spin_lock(&ctx->lock);
+	if (!ctx->pinned) {
+		spin_unlock(&ctx->lock);
+		return;
+	}
+	ctx->pinned = false;
+	ctx->put_begun = true;
+	defer = ctx->cb_task;
+	spin_unlock(&ctx->lock);
+	if (defer) {
+		atomic_inc(&npu_stats.deferred_puts);
+		queue_work(npu_wq, &ctx->put_work);
+		return;
+	}
+	/*
+	 * A free callback starting now finds put_begun and returns at once,
+	 * so the provider's wait for it is short.
+	 */
+	npu_prov->put_pages(ctx->table);
+	ctx->table = NULL;
+	kref_put(&ctx->ref, npu_ctx_free);
+}
 
 static int npu_get_pages(unsigned long addr, size_t size, int write, int force,
 			 struct sg_table *sg_head, void *client_context,
 			 u64 core_context)
 {
 	struct npu_ctx *ctx = client_context;
+	struct p2p_page_table *t;
 	int ret;
 
-	if (ctx->pinned || ctx->invalidated)
+	if (ctx->table || ctx->put_begun || addr != ctx->va || size != ctx->size)
 		return -EINVAL;
-	if (addr != ctx->va || size != ctx->size)
-		return -EINVAL;
-	ret = npu_prov->get_pages(addr, size, npu_free_cb, ctx, &ctx->table);
+	ret = npu_prov->get_pages(addr, size, npu_free_cb, ctx, &t);
 	if (ret)
 		return ret;
+	/* the free callback may already be running: it finds this state */
+	spin_lock(&ctx->lock);
+	kref_get(&ctx->ref);
+	ctx->table = t;
 	ctx->core_context = core_context;
 	ctx->pinned = true;
+	spin_unlock(&ctx->lock);
+	if (t->version != P2P_GET_PAGE_VERSION || !t->page_num ||
+	    !t->page_size || (t->page_size & (t->page_size - 1))) {
+		pr_err("npu_peer_mem: page table version %u, %llu pages of %llu bytes: refused\n",
+		       t->version, t->page_num, t->page_size);
+		npu_put_table(ctx);
+		return -EPROTO;
+	}
 	return 0;
 }
 
@@ -89,40 +183,60 @@ static bool npu_pa_is_ram(u64 pa)
 	return pfn_valid(PHYS_PFN(pa));
 }
 
-/* Undo the first @n mappings; uses only what dma_map() recorded. */
-static void npu_unmap_entries(struct npu_ctx *ctx, struct scatterlist *sgl,
-			      unsigned int n)
+/*
+ * Undo the first @n mappings, from dma_map()'s own record: the core's
+ * sg_table may be trimmed (MOFED 5.5+) or going away meanwhile.
+ */
+static void npu_unmap_entries(struct npu_ctx *ctx, unsigned int n)
 {
-	struct scatterlist *sg;
 	unsigned int i;
 
 	if (!ctx->dma_dev)
 		return;			/* virt-DMA: nothing was mapped */
-	for_each_sg(sgl, sg, n, i) {
+	for (i = 0; i < n; i++) {
 		if (ctx->ram)
-			dma_unmap_page(ctx->dma_dev, sg_dma_address(sg),
-				       sg_dma_len(sg), DMA_BIDIRECTIONAL);
+			dma_unmap_page(ctx->dma_dev, ctx->dma[i], ctx->map_len,
+				       DMA_BIDIRECTIONAL);
 		else
-			dma_unmap_resource(ctx->dma_dev, sg_dma_address(sg),
-					   sg_dma_len(sg), DMA_BIDIRECTIONAL, 0);
+			dma_unmap_resource(ctx->dma_dev, ctx->dma[i],
+					   ctx->map_len, DMA_BIDIRECTIONAL, 0);
 	}
+}
+
+/* Tear the entries' DMA mappings down once, whoever comes first. */
+static void npu_dma_release(struct npu_ctx *ctx)
+{
+	bool live;
+
+	spin_lock(&ctx->lock);
+	live = ctx->dma_live;
+	ctx->dma_live = false;
+	spin_unlock(&ctx->lock);
+	if (!live)
+		return;
+	npu_unmap_entries(ctx, ctx->nents);
+	atomic_dec(&npu_stats.mappings);
 }
 
 static int npu_dma_map(struct sg_table *sg_head, void *client_context,
 		       struct device *dma_device, int dmasync, int *nmap)
 {
 	struct npu_ctx *ctx = client_context;
-	struct npu_page_table *t = ctx->table;
+	struct p2p_page_table *t = ctx->table;
 	struct scatterlist *sg;
 	unsigned int i;
 	int ret;
 
-	if (!ctx->pinned || ctx->mapped || ctx->invalidated)
+	if (!t || ctx->mapped || ctx->dma || READ_ONCE(ctx->invalidated))
 		return -EINVAL;
+	ctx->dma = kvcalloc(t->page_num, sizeof(*ctx->dma), GFP_KERNEL);
+	if (!ctx->dma)
+		return -ENOMEM;
 	ret = sg_alloc_table(sg_head, t->page_num, GFP_KERNEL);
 	if (ret)
-		return ret;
+		goto out_free;
 	ctx->dma_dev = dma_device;
+	ctx->map_len = t->page_size;
 	ctx->ram = npu_pa_is_ram(t->pages_info[0].pa);
 	for_each_sg(sg_head->sgl, sg, t->page_num, i) {
 		u64 pa = t->pages_info[i].pa;
@@ -154,21 +268,37 @@ static int npu_dma_map(struct sg_table *sg_head, void *client_context,
 				goto unwind;
 			}
 		}
+		/* no struct page behind NPU memory: the length alone, as a
+		 * core trims the first and last entries by it (MOFED 5.5+)
+		 */
+		ctx->dma[i] = dma;
+		sg->offset = 0;
+		sg->length = t->page_size;
 		sg_dma_address(sg) = dma;
 		sg_dma_len(sg) = t->page_size;
 	}
+	/* a free callback that ran meanwhile found nothing to unmap */
 	spin_lock(&ctx->lock);
+	if (ctx->invalidated) {
+		spin_unlock(&ctx->lock);
+		ret = -EINVAL;
+		goto unwind;
+	}
 	ctx->sgt = sg_head;
 	ctx->nents = t->page_num;
 	ctx->mapped = true;
+	ctx->dma_live = true;
 	spin_unlock(&ctx->lock);
 	atomic_inc(&npu_stats.mappings);
 	*nmap = t->page_num;
 	return 0;
 
 unwind:
-	npu_unmap_entries(ctx, sg_head->sgl, i);
+	npu_unmap_entries(ctx, i);
 	sg_free_table(sg_head);
+out_free:
+	kvfree(ctx->dma);
+	ctx->dma = NULL;
 	return ret;
 }
 
@@ -178,75 +308,59 @@ static int npu_dma_unmap(struct sg_table *sg_head, void *client_context,
 	struct npu_ctx *ctx = client_context;
 	bool was;
 
+	npu_dma_release(ctx);
 	spin_lock(&ctx->lock);
 	was = ctx->mapped;
 	ctx->mapped = false;
 	spin_unlock(&ctx->lock);
-	if (!was)
-		return 0;		/* already undone by invalidation */
-	npu_unmap_entries(ctx, ctx->sgt->sgl, ctx->nents);
-	sg_free_table(ctx->sgt);
-	atomic_dec(&npu_stats.mappings);
+	if (was)
+		sg_free_table(ctx->sgt);	/* the core's table, ours to fill */
 	return 0;
 }
 
 static void npu_put_pages(struct sg_table *sg_head, void *client_context)
 {
-	struct npu_ctx *ctx = client_context;
-	bool was, gone;
-
-	spin_lock(&ctx->lock);
-	was = ctx->pinned;
-	gone = ctx->invalidated;
-	ctx->pinned = false;
-	spin_unlock(&ctx->lock);
-	/* after a free callback the provider reclaims the table itself */
-	if (was && !gone)
-		npu_prov->put_pages(ctx->table);
-	if (was)
-		ctx->table = NULL;
+	npu_put_table(client_context);
 }
 
 static unsigned long npu_get_page_size(void *client_context)
 {
 	struct npu_ctx *ctx = client_context;
 
-	return ctx->table ? ctx->table->page_size : npu_prov->page_size;
+	return ctx->table ? ctx->table->page_size : 0;
 }
 
 static void npu_release(void *client_context)
 {
 	struct npu_ctx *ctx = client_context;
 
-	kfree(ctx);
-	atomic_dec(&npu_stats.contexts);
-	module_put(THIS_MODULE);
+	kref_put(&ctx->ref, npu_ctx_free);
 }
 
 /*
- * The provider frees memory under a live registration.  Tell the core once;
- * then undo whatever the core did not undo from inside its callback.
+ * The provider frees memory under a live registration.  Tell the core once
+ * (it may unmap and put from inside its callback); then tear down whatever
+ * DMA mappings the core left, so nothing reaches the memory after return.
+ * A registration whose put_pages has begun is past its DMA already.
  */
 static void npu_free_cb(void *data)
 {
 	struct npu_ctx *ctx = data;
-	bool first;
 
 	spin_lock(&ctx->lock);
-	first = !ctx->invalidated;
-	ctx->invalidated = true;
-	spin_unlock(&ctx->lock);
-	if (!first)
+	if (ctx->invalidated || ctx->put_begun) {
+		spin_unlock(&ctx->lock);
 		return;
-	atomic_inc(&npu_stats.invalidations);
-	if (npu_core_invalidate && ctx->core_context)
-		npu_core_invalidate(npu_reg_handle, ctx->core_context);
-	npu_dma_unmap(ctx->sgt, ctx, ctx->dma_dev);
-	spin_lock(&ctx->lock);
-	if (ctx->pinned) {
-		ctx->pinned = false;
-		ctx->table = NULL;	/* the provider frees it on return */
 	}
+	ctx->invalidated = true;
+	ctx->cb_task = current;
+	spin_unlock(&ctx->lock);
+	atomic_inc(&npu_stats.invalidations);
+	if (ctx->via_core && npu_core_invalidate)
+		npu_core_invalidate(npu_reg_handle, ctx->core_context);
+	npu_dma_release(ctx);
+	spin_lock(&ctx->lock);
+	ctx->cb_task = NULL;
 	spin_unlock(&ctx->lock);
 }
 

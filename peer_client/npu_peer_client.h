@@ -15,5 +15,9 @@ extern struct peer_memory_client_yunscale npu_client;
 extern struct npu_provider *npu_prov;
 extern invalidate_peer_memory npu_core_invalidate;
 extern void *npu_reg_handle;
+/* where a put_pages asked for beside a free callback runs */
+extern struct workqueue_struct *npu_wq;
+
+int npu_acquire_direct(unsigned long addr, size_t size, void **client_context);
 
 #endif /* NPU_PEER_CLIENT_H */

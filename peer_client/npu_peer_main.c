@@ -15,6 +15,7 @@
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "npu_peer_mem.h"
 #include "npu_peer_client.h"
@@ -141,6 +142,7 @@ static int npu_register(void)
 
 static int npu_stats_show(struct seq_file *m, void *v)
 {
+	flush_workqueue(npu_wq);	/* deferred put_pages count as done */
 	seq_printf(m, "provider %s\nabi %s\nstruct_size %zu\n", npu_prov->name,
 		   npu_abi_name, npu_abi_size);
 	seq_printf(m, "allocs %d\npinned_pages %d\nmappings %d\ncontexts %d\ninvalidations %d\n",
@@ -149,6 +151,9 @@ static int npu_stats_show(struct seq_file *m, void *v)
 		   atomic_read(&npu_stats.mappings),
 		   atomic_read(&npu_stats.contexts),
 		   atomic_read(&npu_stats.invalidations));
+	seq_printf(m, "tables %d\ndeferred_puts %d\n",
+		   atomic_read(&npu_stats.tables),
+		   atomic_read(&npu_stats.deferred_puts));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(npu_stats);
@@ -182,19 +187,22 @@ static int __init npu_peer_init(void)
 {
 	int ret;
 
+	npu_wq = alloc_workqueue("npu_peer_mem", WQ_UNBOUND, 0);
+	if (!npu_wq)
+		return -ENOMEM;
 	ret = npu_pick_provider();
 	if (ret)
-		return ret;
+		goto err_wq;
 	if (npu_prov->alloc) {
 		pr_info("npu_peer_mem: emulated NPU: %u device(s), %lu MiB HBM each, %lu-byte pages\n",
 			npu_devs, hbm_mb, npu_prov->page_size);
 		npu_ops = (struct npu_peer_mem_ops) {
 			.client = &npu_client.mofed,
+			.acquire = npu_acquire_direct,
 			.alloc = npu_prov->alloc,
 			.free = npu_prov->free,
 			.copy_to = npu_prov->copy_to,
 			.copy_from = npu_prov->copy_from,
-			.page_size = npu_prov->page_size,
 			.ndevs = npu_prov->ndevs,
 		};
 	}
@@ -207,6 +215,8 @@ static int __init npu_peer_init(void)
 err:
 	if (npu_prov->alloc)
 		npu_sim_exit();
+err_wq:
+	destroy_workqueue(npu_wq);
 	return ret;
 }
 
@@ -217,6 +227,7 @@ static void __exit npu_peer_exit(void)
 		npu_unregister(npu_reg_handle);
 		module_put(npu_core_mod);
 	}
+	destroy_workqueue(npu_wq);
 	if (npu_prov->alloc)
 		npu_sim_exit();
 }

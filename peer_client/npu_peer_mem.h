@@ -12,8 +12,13 @@
 #include "peer_mem_abi.h"
 
 struct npu_peer_mem_ops {
-	/* the callbacks, as registered with the RDMA core */
+	/*
+	 * The callbacks, as registered with the RDMA core.  A registration of
+	 * krping_npu's own starts with acquire() below instead of the
+	 * client's: it has no core to tell when the memory goes.
+	 */
 	const struct peer_memory_client_mofed *client;
+	int (*acquire)(unsigned long addr, size_t size, void **client_context);
 	/* NPU memory of device @dev: an NPU virtual address, or 0 */
 	u64 (*alloc)(unsigned int dev, size_t size);
 	/* free it; live registrations on it are invalidated first */
@@ -21,8 +26,7 @@ struct npu_peer_mem_ops {
 	/* host <-> NPU copies, standing in for the NPU's DMA engine */
 	int (*copy_to)(u64 va, const void *src, size_t len);
 	int (*copy_from)(void *dst, u64 va, size_t len);
-	/* the provider's page size and number of devices */
-	unsigned long page_size;
+	/* the emulated NPU's number of devices */
 	unsigned int ndevs;
 };
 

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * npu_provider.h - NPU memory providers, shaped like Ascend's HAL:
+ * npu_provider.h - NPU memory providers, with the Ascend HAL's interface
+ * and page-table layout (ascend_hal_abi.h):
  *
- *   hal_kernel_p2p_get_pages(va, len, free_callback, data, &page_table)
- *   hal_kernel_p2p_put_pages(page_table)
+ *   get_pages(va, len, free_callback, data, &table)
+ *   put_pages(table)
  *
- * A page table holds a page size (4 KiB or 2 MiB) and one physical address
- * per page.  Freeing the memory while a table is out calls its
- * free_callback; the provider reclaims the table after the callback, and
- * put_pages must not be called on it afterwards.
+ * A table lives from get_pages to its put_pages, which is due exactly once
+ * whether or not the memory was freed meanwhile.  Freeing the memory under
+ * a table calls its free_callback; put_pages waits for a callback running
+ * on its table, so it must never be called from inside one.
  */
 #ifndef NPU_PROVIDER_H
 #define NPU_PROVIDER_H
@@ -17,32 +18,21 @@
 #include <linux/atomic.h>
 #include <linux/errno.h>
 
-struct npu_page_info {
-	u64 pa;
-};
-
-struct npu_page_table {
-	u32 version;
-	u32 page_size;
-	u64 page_num;
-	struct npu_page_info *pages_info;
-};
-
-typedef void (*npu_free_callback)(void *data);
+#include "ascend_hal_abi.h"
 
 struct npu_provider {
 	const char *name;
-	int (*get_pages)(u64 va, u64 len, npu_free_callback free_cb,
-			 void *data, struct npu_page_table **table);
-	int (*put_pages)(struct npu_page_table *table);
+	int (*get_pages)(u64 va, u64 len, p2p_free_callback free_cb,
+			 void *data, struct p2p_page_table **table);
+	int (*put_pages)(struct p2p_page_table *table);
 	/* does @va belong to this provider's NPU address range? */
 	bool (*owns)(u64 va, u64 len);
-	unsigned long page_size;
 	/* memory management, the sim only (NULL for ascend) */
 	u64 (*alloc)(unsigned int dev, size_t size);
 	int (*free)(u64 va);
 	int (*copy_to)(u64 va, const void *src, size_t len);
 	int (*copy_from)(void *dst, u64 va, size_t len);
+	unsigned long page_size;	/* the sim's allocation unit */
 	unsigned int ndevs;
 };
 
@@ -61,6 +51,8 @@ struct npu_peer_stats {
 	atomic_t mappings;	/* live dma_map()s */
 	atomic_t contexts;	/* live acquire()d contexts */
 	atomic_t invalidations;	/* free callbacks that invalidated */
+	atomic_t tables;	/* page tables not yet put */
+	atomic_t deferred_puts;	/* put_pages moved out of a free callback */
 };
 
 extern struct npu_peer_stats npu_stats;

@@ -3,8 +3,14 @@
  * npu_sim.c - an emulated NPU: per device an HBM of hbm_mb MiB in pages of
  * page_size (4 KiB or 2 MiB), backed by host pages, behind its own NPU
  * virtual address range that never overlaps kernel addresses.  It serves
- * the HAL-shaped get_pages/put_pages, an allocator, and copies that stand
- * in for the NPU's DMA engine.
+ * the HAL's get_pages/put_pages with its table layout and lifetime, an
+ * allocator, and copies that stand in for the NPU's DMA engine.
+ *
+ * As on the real driver, a table outlives a free of its memory: the free
+ * calls the table's free_callback, and the table stays until put_pages.
+ * put_pages waits for a callback running on its table (the real driver
+ * serialises the two); called from inside that callback it would
+ * deadlock there, so here it is refused loudly.
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -14,6 +20,8 @@
 #include <linux/bitmap.h>
 #include <linux/list.h>
 #include <linux/sizes.h>
+#include <linux/wait.h>
+#include <linux/sched.h>
 
 #include "npu_provider.h"
 
@@ -38,14 +46,17 @@ struct sim_alloc {
 };
 
 struct sim_table {
-	struct npu_page_table pt;
-	struct list_head node;
-	npu_free_callback free_cb;
+	struct p2p_page_table pt;
+	struct list_head node;		/* its allocation's tables, or sim_freed */
+	p2p_free_callback free_cb;
 	void *data;
+	struct task_struct *cb_task;	/* running free_cb, or NULL */
 };
 
 static DEFINE_MUTEX(sim_lock);		/* sim_allocs, device maps, tables */
 static LIST_HEAD(sim_allocs);
+static LIST_HEAD(sim_freed);		/* tables whose memory was freed */
+static DECLARE_WAIT_QUEUE_HEAD(sim_cb_wq);	/* a free_cb returned */
 static struct sim_dev sim_devs[SIM_MAX_DEVS];
 static unsigned int sim_ndevs;
 static unsigned long sim_page_size;
@@ -124,14 +135,16 @@ err:
 }
 
 /*
- * Free an allocation.  Tables still out on it are invalidated through their
- * free callbacks, outside the lock (a callback may reach back into the
- * RDMA core and from there into the peer client), then reclaimed here.
+ * Free an allocation.  Each table still out on it is detached under the
+ * lock, then told through its free callback outside it (a callback may
+ * reach back into the RDMA core and from there into the peer client);
+ * the table itself stays until its put_pages.
  */
 static int sim_free(u64 va)
 {
-	struct sim_table *t, *tmp;
+	struct sim_table *t;
 	struct sim_alloc *a;
+	LIST_HEAD(gone);
 
 	mutex_lock(&sim_lock);
 	a = sim_find(va, 1);
@@ -140,14 +153,19 @@ static int sim_free(u64 va)
 		return -ENOENT;
 	}
 	list_del(&a->node);		/* no new get_pages from here */
+	list_splice_init(&a->tables, &gone);
+	list_for_each_entry(t, &gone, node)
+		t->cb_task = current;	/* put_pages waits from here on */
 	mutex_unlock(&sim_lock);
 
-	list_for_each_entry_safe(t, tmp, &a->tables, node) {
+	while (!list_empty(&gone)) {
+		t = list_first_entry(&gone, struct sim_table, node);
 		t->free_cb(t->data);
-		list_del(&t->node);
-		atomic_sub(t->pt.page_num, &npu_stats.pinned_pages);
-		kfree(t->pt.pages_info);
-		kfree(t);
+		mutex_lock(&sim_lock);
+		list_move_tail(&t->node, &sim_freed);
+		t->cb_task = NULL;
+		mutex_unlock(&sim_lock);
+		wake_up_all(&sim_cb_wq);
 	}
 
 	mutex_lock(&sim_lock);
@@ -159,8 +177,8 @@ static int sim_free(u64 va)
 	return 0;
 }
 
-static int sim_get_pages(u64 va, u64 len, npu_free_callback free_cb,
-			 void *data, struct npu_page_table **out)
+static int sim_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
+			 void *data, struct p2p_page_table **out)
 {
 	struct sim_table *t;
 	struct sim_alloc *a;
@@ -179,7 +197,7 @@ static int sim_get_pages(u64 va, u64 len, npu_free_callback free_cb,
 		goto out;
 	}
 	first = (va - a->va) / sim_page_size;
-	t->pt.version = 1;
+	t->pt.version = P2P_GET_PAGE_VERSION;
 	t->pt.page_size = sim_page_size;
 	t->pt.page_num = (va + len - 1 - a->va) / sim_page_size - first + 1;
 	t->pt.pages_info = kcalloc(t->pt.page_num, sizeof(*t->pt.pages_info),
@@ -194,6 +212,7 @@ static int sim_get_pages(u64 va, u64 len, npu_free_callback free_cb,
 	t->data = data;
 	list_add_tail(&t->node, &a->tables);
 	atomic_add(t->pt.page_num, &npu_stats.pinned_pages);
+	atomic_inc(&npu_stats.tables);
 	*out = &t->pt;
 out:
 	mutex_unlock(&sim_lock);
@@ -202,14 +221,33 @@ out:
 	return ret;
 }
 
-static int sim_put_pages(struct npu_page_table *pt)
+static bool sim_cb_over(struct sim_table *t)
+{
+	bool over;
+
+	mutex_lock(&sim_lock);
+	over = !t->cb_task;
+	mutex_unlock(&sim_lock);
+	return over;
+}
+
+static int sim_put_pages(struct p2p_page_table *pt)
 {
 	struct sim_table *t = container_of(pt, struct sim_table, pt);
 
 	mutex_lock(&sim_lock);
+	if (t->cb_task == current) {
+		mutex_unlock(&sim_lock);
+		WARN(1, "npu_peer_mem: put_pages from inside the free callback: the Ascend driver deadlocks here\n");
+		return -EDEADLK;
+	}
+	mutex_unlock(&sim_lock);
+	wait_event(sim_cb_wq, sim_cb_over(t));
+	mutex_lock(&sim_lock);
 	list_del(&t->node);
 	mutex_unlock(&sim_lock);
 	atomic_sub(pt->page_num, &npu_stats.pinned_pages);
+	atomic_dec(&npu_stats.tables);
 	kfree(pt->pages_info);
 	kfree(t);
 	return 0;
@@ -315,14 +353,27 @@ int npu_sim_init(unsigned int ndevs, unsigned long hbm_mb,
 	return 0;
 }
 
-/* Frees what is left; nobody holds a context (module references). */
+/*
+ * Frees what is left; nobody holds a context (module references).  A table
+ * never put is a leak on the real driver: say so.
+ */
 void npu_sim_exit(void)
 {
 	struct sim_alloc *a, *tmp;
-	unsigned int i;
+	struct sim_table *t, *tt;
+	unsigned int i, leaked = 0;
 
 	list_for_each_entry_safe(a, tmp, &sim_allocs, node)
 		sim_free(a->va);
+	list_for_each_entry_safe(t, tt, &sim_freed, node) {
+		list_del(&t->node);
+		kfree(t->pt.pages_info);
+		kfree(t);
+		leaked++;
+	}
+	if (leaked)
+		pr_err("npu_peer_mem: %u page table(s) never put (a leak on the Ascend driver)\n",
+		       leaked);
 	for (i = 0; i < sim_ndevs; i++) {
 		bitmap_free(sim_devs[i].map);
 		sim_devs[i].map = NULL;

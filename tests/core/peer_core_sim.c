@@ -1,22 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * peer_core_sim.c - a stand-in for an RDMA core's peer-memory API, for
- * tests only.  Built twice: mofed_core_sim.ko behaves like the MOFED 5
- * core, xsc_core_sim.ko like YunScale's xsc (module parameter "mode"
- * overrides).  It exports ib_register_peer_memory_client and
- * ib_unregister_peer_memory_client, refuses a client missing a mandatory
- * callback, and on "reg" drives a client through a user-MR registration in
- * its core's call order:
+ * tests only.  Built twice: mofed_core_sim.ko behaves like MOFED's core,
+ * xsc_core_sim.ko like YunScale's xsc ("mode" overrides).  It exports
+ * ib_register_peer_memory_client and ib_unregister_peer_memory_client,
+ * refuses a client missing a mandatory callback, and on "reg" drives a
+ * client through a user-MR registration the way its core release does
+ * (peer-memory-facts.md):
  *
- *   mofed: acquire, get_pages, dma_map, get_page_size
- *   xsc:   acquire, get_pages, get_page_size, dma_map
+ *   release  order                                        core_context
+ *   4.0      acquire, get_pages, get_page_size, dma_map   from 1
+ *   5.1      acquire, get_pages, get_page_size, dma_map   from 0
+ *   5.5      acquire, get_pages, dma_map, get_page_size,  from 0
+ *            then the first/last entries are trimmed to the buffer
+ *            (restored before dma_unmap)
+ *   xsc      acquire, get_pages, get_page_size, dma_map   from 0
  *
- * Its invalidate callback unmaps and unpins from inside (MOFED) or only
- * marks the MR (xsc: deregistration undoes it later).  The xsc view reads
- * the two YunScale pointers at offsets 136 and 144 and never calls them.
+ * Ids restart at the first with every client registration, as MOFED's
+ * per-client xarray does.  Each MR has its own mapping lock: invalidate
+ * takes it and (MOFED) unmaps and unpins from inside the callback;
+ * deregistration holds it while unmapping and unpinning, then releases
+ * the context outside it.  xsc's invalidate only marks the MR.
  *
  * /sys/kernel/debug/<module>/ctl takes: alloc SIZE | reg VA SIZE |
- * dereg ID | free VA | cycles N VA SIZE | refuse_test; status reports.
+ * dereg ID | free VA | cycles N VA SIZE | race N SIZE dereg|reg |
+ * refuse_test; status reports.  "race" runs N rounds in which two threads
+ * bound to CPUs 0 and 1 start together: one frees the NPU memory, the
+ * other deregisters (or registers) it.
  */
 #include <linux/module.h>
 #include <linux/debugfs.h>
@@ -24,6 +34,10 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/mutex.h>
+#include <linux/kref.h>
+#include <linux/kthread.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/platform_device.h>
 #include <linux/dma-mapping.h>
 #include <linux/scatterlist.h>
@@ -34,6 +48,9 @@
 static char *mode = CORE_SIM_DEFAULT_MODE;
 module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode, "core to behave like: mofed or xsc");
+static char *release = "5.5";
+module_param(release, charp, 0444);
+MODULE_PARM_DESC(release, "mofed: the core release modelled: 4.0, 5.1 or 5.5");
 static int unmap_in_invalidate = -1;
 module_param(unmap_in_invalidate, int, 0444);
 MODULE_PARM_DESC(unmap_in_invalidate, "-1: as the core does (mofed 1, xsc 0)");
@@ -43,25 +60,36 @@ MODULE_PARM_DESC(real_dma, "map for a DMA-capable platform device, not virt-DMA"
 
 struct core_mr {
 	struct list_head node;
+	struct kref ref;
+	struct mutex lock;		/* mapping state, as MOFED's mapping_lock */
 	u32 id;
 	u64 va;
 	size_t size;
+	unsigned long page_size;
 	void *ctx;
 	struct sg_table sgt;
+	int nmap;
 	bool mapped;
 	bool pinned;
 	bool invalidated;
+	/* release 5.5: the trimmed entries and what they held */
+	struct scatterlist *first_sg, *last_sg;
+	dma_addr_t first_dma;
+	unsigned int first_dma_len, first_len, last_dma_len, last_len;
 };
 
-static DEFINE_MUTEX(core_lock);		/* serialises ctl commands */
-static DEFINE_SPINLOCK(core_mr_lock);	/* core_mrs */
+static DEFINE_SPINLOCK(core_mr_lock);	/* core_mrs, ids, last_* */
 static LIST_HEAD(core_mrs);
 static const struct peer_memory_client_mofed *core_client;
 static bool core_xsc;
 static bool core_unmap_inval;
+static bool core_ps_first;		/* get_page_size before dma_map */
+static bool core_trim;			/* release 5.5: fix up the sgl */
+static u32 core_first_id;
 static bool tail_get, tail_put;		/* what the xsc view saw */
 static int core_handle;
 static atomic_t core_invalidations;
+static atomic_t core_faults;		/* client misbehaviour the core saw */
 static u32 core_next_id;
 static u64 last_va;
 static u32 last_id;
@@ -70,36 +98,122 @@ static int last_nmap;
 static int refuse_ok = -1;
 static struct platform_device *core_pdev;
 static struct dentry *core_dir;
+static char race_result[160] = "none";
 
 static struct device *core_dma_dev(void)
 {
 	return core_pdev ? &core_pdev->dev : NULL;
 }
 
-static int core_invalidate(void *reg_handle, u64 core_context)
+static void core_fault(const char *what, u32 id)
+{
+	atomic_inc(&core_faults);
+	pr_err("%s: MR %u: %s\n", KBUILD_MODNAME, id, what);
+}
+
+static void core_mr_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct core_mr, ref));
+}
+
+/* The MR with @id, referenced; NULL if there is none. */
+static struct core_mr *core_mr_get(u32 id)
 {
 	struct core_mr *mr, *found = NULL;
 
-	if (reg_handle != &core_handle)
-		return -EINVAL;
 	spin_lock(&core_mr_lock);
 	list_for_each_entry(mr, &core_mrs, node)
-		if (mr->id == core_context)
+		if (mr->id == id) {
 			found = mr;
+			kref_get(&mr->ref);
+			break;
+		}
 	spin_unlock(&core_mr_lock);
-	if (!found || found->invalidated)
-		return -ENOENT;
-	found->invalidated = true;
-	atomic_inc(&core_invalidations);
-	if (core_unmap_inval) {
-		if (found->mapped)
-			core_client->dma_unmap(&found->sgt, found->ctx,
-					       core_dma_dev());
-		found->mapped = false;
-		if (found->pinned)
-			core_client->put_pages(&found->sgt, found->ctx);
-		found->pinned = false;
+	return found;
+}
+
+/* Release 5.5: trim the first and last entries to the buffer. */
+static void core_trim_sgl(struct core_mr *mr)
+{
+	unsigned long ps = mr->page_size, off, trim;
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sg(mr->sgt.sgl, sg, mr->nmap, i) {
+		if (!sg->length || sg->length != sg_dma_len(sg))
+			core_fault("dma_map left sg->length unset", mr->id);
+		if (i == 0) {
+			mr->first_sg = sg;
+			mr->first_dma = sg->dma_address;
+			mr->first_dma_len = sg_dma_len(sg);
+			mr->first_len = sg->length;
+			off = ALIGN_DOWN(mr->va, PAGE_SIZE) - ALIGN_DOWN(mr->va, ps);
+			sg->dma_address += off;
+			sg_dma_len(sg) -= off;
+			sg->length -= off;
+		}
+		if (i == mr->nmap - 1) {
+			mr->last_sg = sg;
+			mr->last_dma_len = sg_dma_len(sg);
+			mr->last_len = sg->length;
+			trim = ALIGN(mr->va + mr->size, ps) -
+			       ALIGN(mr->va + mr->size, PAGE_SIZE);
+			sg_dma_len(sg) -= trim;
+			sg->length -= trim;
+		}
 	}
+}
+
+/*
+ * Unmap and unpin what is still mapped, under mr->lock.  Release 5.5
+ * first restores the entries it trimmed, writing into the client's
+ * sg_table: a client that freed that table under a mapped MR would have
+ * this core write into freed memory, reported here as a fault.
+ */
+static void core_unmap(struct core_mr *mr)
+{
+	if (mr->mapped) {
+		if (core_trim && mr->first_sg) {
+			if (!mr->sgt.sgl) {
+				core_fault("the client freed the sg_table of a mapped MR",
+					   mr->id);
+			} else {
+				mr->first_sg->dma_address = mr->first_dma;
+				sg_dma_len(mr->first_sg) = mr->first_dma_len;
+				mr->first_sg->length = mr->first_len;
+				sg_dma_len(mr->last_sg) = mr->last_dma_len;
+				mr->last_sg->length = mr->last_len;
+			}
+		}
+		core_client->dma_unmap(&mr->sgt, mr->ctx, core_dma_dev());
+		mr->mapped = false;
+	}
+	if (mr->pinned) {
+		core_client->put_pages(&mr->sgt, mr->ctx);
+		mr->pinned = false;
+	}
+}
+
+static int core_invalidate(void *reg_handle, u64 core_context)
+{
+	struct core_mr *mr;
+
+	if (reg_handle != &core_handle)
+		return -EINVAL;
+	if (core_context > U32_MAX)
+		return -ENOENT;
+	mr = core_mr_get(core_context);
+	if (!mr)
+		return 0;	/* being deregistered: nothing to stop */
+	mutex_lock(&mr->lock);
+	if (!mr->invalidated && (mr->mapped || mr->pinned)) {
+		mr->invalidated = true;
+		atomic_inc(&core_invalidations);
+		if (core_unmap_inval)
+			core_unmap(mr);
+	}
+	mutex_unlock(&mr->lock);
+	kref_put(&mr->ref, core_mr_free);
 	return 0;
 }
 
@@ -126,6 +240,7 @@ void *ib_register_peer_memory_client(const struct peer_memory_client_mofed *c,
 		tail_put = y->put_context_private_data;
 	}
 	core_client = c;
+	core_next_id = core_first_id;	/* a new client, a new id space */
 	*invalidate = core_invalidate;
 	pr_info("%s: peer client '%.64s' %.16s registered (%s view, %u bytes)\n",
 		KBUILD_MODNAME, c->name, c->version, core_xsc ? "xsc" : "mofed",
@@ -141,60 +256,73 @@ void ib_unregister_peer_memory_client(void *reg_handle)
 }
 EXPORT_SYMBOL(ib_unregister_peer_memory_client);
 
-static int core_reg(u64 va, size_t size)
+static int core_reg(u64 va, size_t size, u32 *id)
 {
 	const struct peer_memory_client_mofed *c = core_client;
-	unsigned long ps = 0;
 	struct core_mr *mr;
-	int nmap = 0, ret;
+	unsigned long ps;
+	int ret;
 
 	if (!c)
 		return -ENODEV;
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return -ENOMEM;
+	kref_init(&mr->ref);
+	mutex_init(&mr->lock);
 	mr->va = va;
 	mr->size = size;
-	mr->id = ++core_next_id;
 	if (c->acquire(va, size, NULL, NULL, &mr->ctx) != 1) {
 		kfree(mr);
 		return -ENOENT;		/* not peer memory */
 	}
-	ret = c->get_pages(va, size, 1, 0, &mr->sgt, mr->ctx, mr->id);
-	if (ret)
-		goto release;
-	mr->pinned = true;
+	spin_lock(&core_mr_lock);
+	mr->id = core_next_id++;
+	spin_unlock(&core_mr_lock);
+	/* as MOFED: the mapping lock is held until the MR is complete */
+	mutex_lock(&mr->lock);
 	spin_lock(&core_mr_lock);
 	list_add(&mr->node, &core_mrs);
 	spin_unlock(&core_mr_lock);
-	if (core_xsc)
-		ps = c->get_page_size(mr->ctx);
-	ret = c->dma_map(&mr->sgt, mr->ctx, core_dma_dev(), 0, &nmap);
+	ret = c->get_pages(va, size, 1, 0, &mr->sgt, mr->ctx, mr->id);
+	if (ret)
+		goto unlist;
+	mr->pinned = true;
+	if (core_ps_first)
+		mr->page_size = c->get_page_size(mr->ctx);
+	ret = c->dma_map(&mr->sgt, mr->ctx, core_dma_dev(), 0, &mr->nmap);
 	if (ret)
 		goto unpin;
 	mr->mapped = true;
-	if (!core_xsc)
-		ps = c->get_page_size(mr->ctx);
-	if (!is_power_of_2(ps) || nmap != (int)DIV_ROUND_UP(size + (va & (ps - 1)), ps)) {
+	if (!core_ps_first)
+		mr->page_size = c->get_page_size(mr->ctx);
+	ps = mr->page_size;
+	if (!is_power_of_2(ps) ||
+	    mr->nmap != (int)DIV_ROUND_UP(size + (va & (ps - 1)), ps)) {
 		pr_err("%s: page size %lu and %d entries do not cover %zu bytes\n",
-		       KBUILD_MODNAME, ps, nmap, size);
+		       KBUILD_MODNAME, ps, mr->nmap, size);
 		ret = -EINVAL;
-		goto unmap;
+		goto unpin;
 	}
+	if (core_trim)
+		core_trim_sgl(mr);
+	mutex_unlock(&mr->lock);
+	spin_lock(&core_mr_lock);
 	last_id = mr->id;
 	last_page_size = ps;
-	last_nmap = nmap;
+	last_nmap = mr->nmap;
+	spin_unlock(&core_mr_lock);
+	*id = mr->id;
 	return 0;
-unmap:
-	c->dma_unmap(&mr->sgt, mr->ctx, core_dma_dev());
 unpin:
+	core_unmap(mr);
+unlist:
 	spin_lock(&core_mr_lock);
 	list_del(&mr->node);
 	spin_unlock(&core_mr_lock);
-	c->put_pages(&mr->sgt, mr->ctx);
-release:
+	mutex_unlock(&mr->lock);
 	c->release(mr->ctx);
-	kfree(mr);
+	kref_put(&mr->ref, core_mr_free);
 	return ret;
 }
 
@@ -205,19 +333,20 @@ static int core_dereg(u32 id)
 
 	spin_lock(&core_mr_lock);
 	list_for_each_entry(mr, &core_mrs, node)
-		if (mr->id == id)
+		if (mr->id == id) {
 			found = mr;
-	if (found)
-		list_del(&found->node);
+			list_del(&mr->node);	/* its reference is ours now */
+			break;
+		}
 	spin_unlock(&core_mr_lock);
 	if (!found)
 		return -ENOENT;
-	if (found->mapped)
-		core_client->dma_unmap(&found->sgt, found->ctx, core_dma_dev());
-	if (found->pinned)
-		core_client->put_pages(&found->sgt, found->ctx);
-	core_client->release(found->ctx);
-	kfree(found);
+	mr = found;
+	mutex_lock(&mr->lock);
+	core_unmap(mr);
+	mutex_unlock(&mr->lock);
+	core_client->release(mr->ctx);
+	kref_put(&mr->ref, core_mr_free);
 	return 0;
 }
 
@@ -238,30 +367,176 @@ static int core_refuse_test(void)
 	return h ? -EINVAL : 0;
 }
 
+/*
+ * race: two threads, bound to CPUs 0 and 1, meet at a barrier each round;
+ * then one frees the NPU memory while the other deregisters (or
+ * registers) a registration of it.
+ */
+struct core_race {
+	const struct npu_peer_mem_ops *ops;
+	size_t size;
+	bool reg;		/* race a registration, not a deregistration */
+	u64 va;
+	u32 id;
+	int ret[2];
+	atomic_t arrived;
+	struct completion start[2], done[2];
+	bool stop;
+};
+
+static void core_race_act(struct core_race *r, int who)
+{
+	if (who == 0) {
+		r->ret[0] = r->ops->free(r->va);
+	} else if (r->reg) {
+		r->ret[1] = core_reg(r->va, r->size, &r->id);
+	} else {
+		r->ret[1] = core_dereg(r->id);
+	}
+}
+
+static int core_race_thread(struct core_race *r, int who)
+{
+	for (;;) {
+		wait_for_completion(&r->start[who]);
+		if (READ_ONCE(r->stop))
+			break;
+		atomic_inc(&r->arrived);
+		while (atomic_read(&r->arrived) < 2)
+			cpu_relax();
+		core_race_act(r, who);
+		complete(&r->done[who]);
+	}
+	complete(&r->done[who]);
+	return 0;
+}
+
+static int core_race_free_fn(void *data)
+{
+	return core_race_thread(data, 0);
+}
+
+static int core_race_map_fn(void *data)
+{
+	return core_race_thread(data, 1);
+}
+
+static int core_race(const struct npu_peer_mem_ops *ops, unsigned long n,
+		     size_t size, bool reg)
+{
+	struct task_struct *t[2];
+	unsigned long i, reg_lost = 0;
+	struct core_race *r;
+	int ret = 0, k;
+
+	if (!ops || num_online_cpus() < 2 || !cpu_online(0) || !cpu_online(1))
+		return -ENODEV;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->ops = ops;
+	r->size = size;
+	r->reg = reg;
+	for (k = 0; k < 2; k++) {
+		init_completion(&r->start[k]);
+		init_completion(&r->done[k]);
+	}
+	t[0] = kthread_create(core_race_free_fn, r, "core_race/free");
+	t[1] = IS_ERR(t[0]) ? t[0] : kthread_create(core_race_map_fn, r, "core_race/map");
+	if (IS_ERR(t[1])) {
+		if (!IS_ERR(t[0]))
+			kthread_stop(t[0]);
+		kfree(r);
+		return -ENOMEM;
+	}
+	kthread_bind(t[0], 0);
+	kthread_bind(t[1], 1);
+	wake_up_process(t[0]);
+	wake_up_process(t[1]);
+
+	for (i = 0; i < n && !ret; i++) {
+		r->va = ops->alloc(0, size);
+		if (!r->va) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (!reg) {
+			ret = core_reg(r->va, size, &r->id);
+			if (ret) {
+				ops->free(r->va);
+				break;
+			}
+		}
+		atomic_set(&r->arrived, 0);
+		for (k = 0; k < 2; k++) {
+			reinit_completion(&r->done[k]);
+			complete(&r->start[k]);
+		}
+		for (k = 0; k < 2; k++)
+			wait_for_completion(&r->done[k]);
+		if (r->ret[0]) {
+			pr_err("%s: race round %lu: free: %d\n", KBUILD_MODNAME,
+			       i, r->ret[0]);
+			ret = r->ret[0];
+		}
+		if (reg) {
+			/* a registration may lose to the free; one that won is
+			 * invalidated and still has to be deregistered
+			 */
+			if (r->ret[1])
+				reg_lost++;
+			else
+				ret = ret ?: core_dereg(r->id);
+		} else if (r->ret[1]) {
+			pr_err("%s: race round %lu: dereg: %d\n", KBUILD_MODNAME,
+			       i, r->ret[1]);
+			ret = r->ret[1];
+		}
+	}
+	WRITE_ONCE(r->stop, true);
+	for (k = 0; k < 2; k++) {
+		reinit_completion(&r->done[k]);
+		complete(&r->start[k]);
+		wait_for_completion(&r->done[k]);
+	}
+	snprintf(race_result, sizeof(race_result),
+		 "%s rounds=%lu ret=%d registrations_lost=%lu",
+		 reg ? "reg" : "dereg", i, ret, reg_lost);
+	kfree(r);
+	return ret;
+}
+
 static int core_cmd(char *cmd)
 {
 	const struct npu_peer_mem_ops *(*get_ops)(void);
 	const struct npu_peer_mem_ops *ops;
 	unsigned long long a, b, n, i;
+	char what[8];
+	u32 id;
 	int ret = -EINVAL;
 
 	get_ops = symbol_get(npu_peer_mem_get_ops);
 	ops = get_ops ? get_ops() : NULL;
 	if (sscanf(cmd, "alloc %llu", &a) == 1) {
-		last_va = ops ? ops->alloc(0, a) : 0;
-		ret = last_va ? 0 : -ENOMEM;
+		u64 va = ops ? ops->alloc(0, a) : 0;
+
+		WRITE_ONCE(last_va, va);
+		ret = va ? 0 : -ENOMEM;
 	} else if (sscanf(cmd, "reg %llx %llu", &a, &b) == 2) {
-		ret = core_reg(a, b);
+		ret = core_reg(a, b, &id);
 	} else if (sscanf(cmd, "dereg %llu", &a) == 1) {
-		ret = core_dereg(a);
+		ret = a > U32_MAX ? -ENOENT : core_dereg(a);
 	} else if (sscanf(cmd, "free %llx", &a) == 1) {
 		ret = ops ? ops->free(a) : -ENODEV;
 	} else if (sscanf(cmd, "cycles %llu %llx %llu", &n, &a, &b) == 3) {
 		for (i = 0, ret = 0; i < n && !ret; i++) {
-			ret = core_reg(a, b);
+			ret = core_reg(a, b, &id);
 			if (!ret)
-				ret = core_dereg(last_id);
+				ret = core_dereg(id);
 		}
+	} else if (sscanf(cmd, "race %llu %llu %7s", &n, &a, what) == 3 &&
+		   (!strcmp(what, "dereg") || !strcmp(what, "reg"))) {
+		ret = core_race(ops, n, a, !strcmp(what, "reg"));
 	} else if (!strncmp(cmd, "refuse_test", 11)) {
 		ret = core_refuse_test();
 	}
@@ -281,9 +556,7 @@ static ssize_t core_ctl_write(struct file *f, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	mutex_lock(&core_lock);
 	ret = core_cmd(buf);
-	mutex_unlock(&core_lock);
 	return ret ? ret : (ssize_t)len;
 }
 
@@ -302,7 +575,8 @@ static int core_status_show(struct seq_file *m, void *v)
 	list_for_each_entry(mr, &core_mrs, node)
 		n++;
 	spin_unlock(&core_mr_lock);
-	seq_printf(m, "mode %s\nunmap_in_invalidate %d\n", core_xsc ? "xsc" : "mofed",
+	seq_printf(m, "mode %s\nrelease %s\nunmap_in_invalidate %d\n",
+		   core_xsc ? "xsc" : "mofed", core_xsc ? "-" : release,
 		   core_unmap_inval);
 	seq_printf(m, "client %.64s\nversion %.16s\n", c ? c->name : "-",
 		   c ? c->version : "-");
@@ -311,11 +585,12 @@ static int core_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "get_context_private_data %s\nput_context_private_data %s\n",
 		   !core_xsc ? "unread" : tail_get ? "set" : "null",
 		   !core_xsc ? "unread" : tail_put ? "set" : "null");
-	seq_printf(m, "mrs %d\ninvalidations %d\n", n,
-		   atomic_read(&core_invalidations));
+	seq_printf(m, "mrs %d\ninvalidations %d\nfaults %d\n", n,
+		   atomic_read(&core_invalidations), atomic_read(&core_faults));
 	seq_printf(m, "last_va 0x%llx\nlast_id %u\nlast_page_size %lu\nlast_nmap %d\n",
-		   last_va, last_id, last_page_size, last_nmap);
+		   READ_ONCE(last_va), last_id, last_page_size, last_nmap);
 	seq_printf(m, "refuse_ok %d\nreal_dma %d\n", refuse_ok, !!core_pdev);
+	seq_printf(m, "race %s\n", race_result);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(core_status);
@@ -325,6 +600,20 @@ static int __init core_init(void)
 	if (strcmp(mode, "mofed") && strcmp(mode, "xsc"))
 		return -EINVAL;
 	core_xsc = !strcmp(mode, "xsc");
+	if (core_xsc) {
+		core_ps_first = true;
+	} else if (!strcmp(release, "4.0")) {
+		core_ps_first = true;
+		core_first_id = 1;
+	} else if (!strcmp(release, "5.1")) {
+		core_ps_first = true;
+	} else if (!strcmp(release, "5.5")) {
+		core_trim = true;
+	} else {
+		pr_err("%s: release=%s: use 4.0, 5.1 or 5.5\n", KBUILD_MODNAME,
+		       release);
+		return -EINVAL;
+	}
 	core_unmap_inval = unmap_in_invalidate < 0 ? !core_xsc :
 			   unmap_in_invalidate;
 	if (real_dma) {
@@ -346,11 +635,17 @@ static int __init core_init(void)
 
 static void __exit core_exit(void)
 {
-	struct core_mr *mr, *tmp;
+	struct core_mr *mr;
 
 	debugfs_remove_recursive(core_dir);
-	list_for_each_entry_safe(mr, tmp, &core_mrs, node)
+	for (;;) {
+		spin_lock(&core_mr_lock);
+		mr = list_first_entry_or_null(&core_mrs, struct core_mr, node);
+		spin_unlock(&core_mr_lock);
+		if (!mr)
+			break;
 		core_dereg(mr->id);
+	}
 	if (core_pdev)
 		platform_device_unregister(core_pdev);
 }
@@ -358,5 +653,5 @@ static void __exit core_exit(void)
 module_init(core_init);
 module_exit(core_exit);
 
-MODULE_DESCRIPTION("Test stand-in for an RDMA core's peer-memory API (MOFED 5 / xsc)");
+MODULE_DESCRIPTION("Test stand-in for an RDMA core's peer-memory API (MOFED / xsc)");
 MODULE_LICENSE("Dual BSD/GPL");
