@@ -166,3 +166,24 @@ kp_check_bw() {
 		kp_fcmp "$rate * 1000000 * $2 / 1048576" '<' "$avg * 1.02 + 0.02" ||
 		{ kp_why "BW_average and MsgRate disagree: $r"; return 1; }
 }
+
+# npu_peer_mem and the stand-in cores (tests/core)
+ST=/sys/kernel/debug/npu_peer_mem/stats
+# st KEY: a counter of npu_peer_mem; cst CORE KEY: of a stand-in core
+st() { awk -v k="$1" '$1 == k { print $2 }' $ST; }
+cst() { awk -v k="$2" '$1 == k { print $2 }' "/sys/kernel/debug/$1/status"; }
+# ctl CORE CMD: a command to a stand-in core
+ctl() { printf '%s' "$2" > "/sys/kernel/debug/$1/ctl"; }
+# zero WHEN: every counter of npu_peer_mem at zero
+zero() {
+	for k in allocs pinned_pages mappings contexts tables; do
+		[ "$(st $k)" = 0 ] || { kp_why "$k=$(st $k) after $1"; return 1; }
+	done
+}
+
+# "live tests=0 cm_ids=0 qps=0 buffers=0" once everything is released
+kp_live() { sed -n 's/^live //p' /proc/krping_npu; }
+kp_idle() {
+	[ "$(kp_live)" = "tests=0 cm_ids=0 qps=0 buffers=0" ] ||
+		{ kp_why "objects left after $1: $(kp_live)"; return 1; }
+}

@@ -5,12 +5,6 @@ cp /root/kpwrite /usr/bin/kpwrite
 A=192.0.2.1
 PORT=9600
 
-# "live tests=0 cm_ids=0 qps=0 buffers=0" once everything is released
-kp_live() { sed -n 's/^live //p' /proc/krping_npu; }
-kp_idle() {
-	[ "$(kp_live)" = "tests=0 cm_ids=0 qps=0 buffers=0" ] ||
-		{ kp_why "objects left after $1: $(kp_live)"; return 1; }
-}
 t_setup() {
 	kp_rxe_up || { kp_why "rxe0"; return 1; }
 	insmod $KP/krping_npu.ko || { kp_why "insmod"; return 1; }

@@ -1,0 +1,209 @@
+# VM tests of the defects found in review (issue: defects found in a
+# review of the landed code): each one failed before its fix.
+# /root/only (optional) sets ONLY="name ..." to run some sections.
+. /lib/kp/lib.sh
+cp /root/kpwrite /root/kprogue /usr/bin/
+A=192.0.2.1
+PORT=9800
+MB4=4194304
+ONLY=""
+[ -f /root/only ] && . /root/only
+want() { [ -z "$ONLY" ] || echo " $ONLY " | grep -q " $1 "; }
+
+t_setup() {
+	kp_rxe_up || { kp_why "rxe0"; return 1; }
+	insmod $KP/krping_npu.ko || { kp_why "insmod"; return 1; }
+}
+kp_test setup t_setup
+
+# kp_loop N SERVER_OPTS CLIENT_OPTS: N servers, one after another, against
+# N clients; a client that finds no listener yet retries.  Sets SRV_OK and
+# CLI_OK (successful writes) and LOOP_FAILS (the failures seen).
+kp_loop() {
+	n=$1
+	( i=0; while [ $i -lt "$n" ]; do kpwrite "server,$2"; i=$((i + 1)); done ) \
+		> /tmp/loop.srv 2>&1 &
+	sp=$!
+	i=0 refused=0
+	: > /tmp/loop.cli
+	while [ $i -lt "$n" ] && [ $refused -lt 100 ]; do
+		out=$(kpwrite "client,$3")
+		if [ "$out" = "errno=111" ]; then
+			refused=$((refused + 1)); sleep 0.02; continue
+		fi
+		refused=0
+		echo "$out" >> /tmp/loop.cli
+		i=$((i + 1))
+	done
+	wait $sp
+	SRV_OK=$(grep -c '^ret=' /tmp/loop.srv)
+	CLI_OK=$(grep -c '^ret=' /tmp/loop.cli)
+	LOOP_FAILS="srv: $(grep -v '^ret=' /tmp/loop.srv | sort | uniq -c | tr '\n' ' ') cli: $(grep -v '^ret=' /tmp/loop.cli | sort | uniq -c | tr '\n' ' ')"
+}
+
+# 4. fr: a quick client must not fail its server; the server records it
+t_fr_200() {
+	PORT=$((PORT + 1))
+	base=$(kp_last_id)
+	kp_loop 200 "addr=$A,port=$PORT,timeout=3000" "addr=$A,port=$PORT,fr,size=4096,count=5,timeout=3000"
+	[ "$SRV_OK" = 200 ] && [ "$CLI_OK" = 200 ] ||
+		{ kp_why "200 fr runs: server $SRV_OK ok, client $CLI_OK ok; $LOOP_FAILS"; return 1; }
+	sid=$(kp_new_id "$base" server)
+	[ "$(kp_res "$sid")" = "fr served #bytes=4096 #iterations=5" ] ||
+		{ kp_why "server record: $(kp_res "$sid")"; return 1; }
+	kp_idle "200 fr runs"
+}
+want fr && kp_test fr-200-quick-clients t_fr_200
+
+# 6. wlat: the client's first write may overtake the server's hello send
+t_wlat_many() {
+	PORT=$((PORT + 1))
+	kp_loop 200 "addr=$A,port=$PORT,timeout=3000" "addr=$A,port=$PORT,wlat,size=64,count=3,timeout=3000"
+	[ "$SRV_OK" = 200 ] && [ "$CLI_OK" = 200 ] ||
+		{ kp_why "200 wlat runs: server $SRV_OK ok, client $CLI_OK ok; $LOOP_FAILS"; return 1; }
+	kp_idle "200 wlat runs"
+}
+want wlat && kp_test wlat-200-short-runs t_wlat_many
+
+# 7. an NPU buffer's MR covers exactly the buffer: a peer's write one byte
+# past it fails with a remote access error (host memory: the same)
+t_mr_exact() {
+	mem=$1 size=$2
+	PORT=$((PORT + 1))
+	kpwrite "server,addr=$A,port=$PORT,mem=$mem,timeout=3000" > /tmp/srv.out &
+	sp=$!
+	i=0 out=""
+	while [ $i -lt 50 ]; do
+		out=$(kprogue overrun $A $PORT "$size" 2>&1)
+		case $out in *"Connection refused"*) ;; *) break ;; esac
+		sleep 0.1; i=$((i + 1))
+	done
+	wait $sp
+	[ "$out" = "mr_len=$size last=success past=remote access error" ] ||
+		{ kp_why "$mem $size B: $out"; return 1; }
+	[ "$mem" = host ] || zero "the overrun test"
+	kp_idle "the overrun test"
+}
+if want mr; then
+	kp_test mr-exact-load insmod $KP/npu_peer_mem.ko
+	kp_test mr-exact-host-64B t_mr_exact host 64
+	kp_test mr-exact-npu-64B t_mr_exact npu 64
+	kp_test mr-exact-npu-5000B t_mr_exact npu 5000
+	kp_test mr-exact-npu-2MiB-plus-1 t_mr_exact npu 2097153
+	kp_test mr-exact-unload rmmod npu_peer_mem
+fi
+
+# 8. a device name of 63 characters keeps the record line whole
+t_long_dev() {
+	dname=rxe456789012345678901234567890123456789012345678901234567890123
+	ip link add d1 type dummy && ip link set d1 mtu 9000 &&
+		ip addr add 198.51.100.1/24 dev d1 && ip link set d1 up &&
+		rdma link add $dname type rxe netdev d1 || { kp_why "second rxe"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=198.51.100.1,port=$PORT" "addr=198.51.100.1,port=$PORT,size=64,count=2,validate"
+	rdma link delete $dname
+	ip link delete d1
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "srv=$SRV cli=$CLI"; return 1; }
+	set -- $(kp_rec "$CID")
+	[ $# = 14 ] && [ "$5" = $dname ] && [ "$7" -gt 0 ] ||
+		{ kp_why "record: $(kp_rec "$CID")"; return 1; }
+}
+want longdev && kp_test record-63-char-device t_long_dev
+
+# 3. the first registration after a fresh load (core_context 0 on MOFED
+# 5.1+) is invalidated exactly once, and deregistration after it finds the
+# client's sg_table intact.  $1 core, $2 its parameters, $3 the first id.
+t_first_id() {
+	core=$1 args=$2 first=$3
+	insmod $KP/$core.ko $args && insmod $KP/npu_peer_mem.ko ||
+		{ kp_why "insmod $core $args"; return 1; }
+	rc=0
+	ctl $core "alloc $MB4" && va=$(cst $core last_va) &&
+		ctl $core "reg ${va#0x} $MB4" || { kp_why "alloc/reg"; rc=1; }
+	id=$(cst $core last_id)
+	[ $rc = 1 ] || [ "$id" = "$first" ] || { kp_why "first id $id, want $first"; rc=1; }
+	[ $rc = 1 ] || ctl $core "free ${va#0x}" || { kp_why "free"; rc=1; }
+	[ $rc = 1 ] || { [ "$(st invalidations)" = 1 ] && [ "$(cst $core invalidations)" = 1 ]; } ||
+		{ kp_why "invalidations: client $(st invalidations), core $(cst $core invalidations)"; rc=1; }
+	ctl $core "dereg $id" || { [ $rc = 1 ] || kp_why "dereg"; rc=1; }
+	[ "$(cst $core faults)" = 0 ] || { [ $rc = 1 ] || kp_why "the core saw $(cst $core faults) faults (dmesg)"; rc=1; }
+	[ $rc = 1 ] || zero "free under the first registration" || rc=1
+	rmmod npu_peer_mem && rmmod $core || { kp_why "rmmod"; rc=1; }
+	return $rc
+}
+if want firstid; then
+	kp_test first-id-mofed-5.5 t_first_id mofed_core_sim release=5.5 0
+	kp_test first-id-mofed-5.1 t_first_id mofed_core_sim release=5.1 0
+	kp_test first-id-mofed-4.0 t_first_id mofed_core_sim release=4.0 1
+	kp_test first-id-xsc t_first_id xsc_core_sim "" 0
+	kp_test first-id-xsc-unmap-inside t_first_id xsc_core_sim unmap_in_invalidate=1 0
+fi
+
+# 2. a free on one CPU while the other deregisters (or registers) the same
+# memory, 1000 rounds; nothing left, no splat
+t_race() {
+	core=$1 args=$2 kind=$3
+	insmod $KP/$core.ko $args && insmod $KP/npu_peer_mem.ko ||
+		{ kp_why "insmod $core $args"; return 1; }
+	rc=0
+	ctl $core "race 1000 2097152 $kind" || { kp_why "race: $(cst $core race)"; rc=1; }
+	[ $rc = 1 ] || [ "$(cst $core faults)" = 0 ] || { kp_why "core faults $(cst $core faults)"; rc=1; }
+	[ $rc = 1 ] || [ "$(cst $core mrs)" = 0 ] || { kp_why "mrs $(cst $core mrs)"; rc=1; }
+	[ $rc = 1 ] || zero "1000 races" || rc=1
+	kp_log "$core: $(sed -n "s/^race //p" /sys/kernel/debug/$core/status), client invalidations $(st invalidations)"
+	rmmod npu_peer_mem && rmmod $core || { kp_why "rmmod"; rc=1; }
+	return $rc
+}
+if want race; then
+	kp_test race-free-dereg-mofed t_race mofed_core_sim "" dereg
+	kp_test race-free-reg-mofed t_race mofed_core_sim "" reg
+	kp_test race-free-dereg-xsc t_race xsc_core_sim "" dereg
+	kp_test race-free-reg-xsc t_race xsc_core_sim "" reg
+fi
+
+# 1. a server whose wait ends (timeout, signal, or its test's end) while
+# clients keep connecting leaves no cm_id behind: rdma link delete works
+t_orphan() {
+	PORT=$((PORT + 1))
+	rm -f /tmp/hammer.stop
+	for h in 1 2 3; do
+		( while [ ! -e /tmp/hammer.stop ]; do
+			kpwrite "client,addr=$A,port=$PORT,size=64,count=1,timeout=500" > /dev/null
+		  done ) &
+	done
+	# the servers run starved (nice 19 beside two busy loops), which
+	# stretches the moment their wait ends while requests keep coming
+	for h in 1 2; do
+		( while [ ! -e /tmp/hammer.stop ]; do :; done ) &
+	done
+	i=0
+	while [ $i -lt 90 ]; do
+		case $((i % 3)) in
+		0) nice -n 19 kpwrite "server,addr=$A,port=$PORT,timeout=2000" > /dev/null ;;
+		1) nice -n 19 kpwrite "server,addr=$A,port=$PORT,timeout=100" > /dev/null ;;
+		2) nice -n 19 kpwrite "server,addr=$A,port=$PORT,timeout=5000" > /dev/null &
+		   p=$!
+		   usleep $(( (i * 7919) % 300000 ))
+		   kill -USR1 $p; wait $p ;;
+		esac
+		i=$((i + 1))
+	done
+	touch /tmp/hammer.stop
+	wait
+	sleep 1
+	rc=0
+	kp_idle "90 servers under connecting clients" || rc=1
+	rm -f /tmp/linkdel
+	( rdma link delete rxe0 && touch /tmp/linkdel ) &
+	i=0
+	while [ ! -e /tmp/linkdel ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e /tmp/linkdel ] || { kp_why "rdma link delete rxe0 still blocked after 10 s"; return 1; }
+	rdma link add rxe0 type rxe netdev d0 || { kp_why "rxe0 again"; return 1; }
+	return $rc
+}
+want orphan && kp_test orphan-child-cm-id t_orphan
+
+t_end() {
+	rmmod krping_npu || { kp_why "rmmod krping_npu"; return 1; }
+}
+kp_test rmmod t_end
