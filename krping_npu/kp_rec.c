@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kp_rec.c - the record store: what /proc/krping_npu shows of each test
+ * (struct kp_record), kept past the test's end, and the live-object
+ * counters.  Tests write their records through kp_rec_*(); the /proc
+ * glue reads them through kp_rec_show*().  Copies only, never a live
+ * verbs object.
+ */
+#include <linux/slab.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/utsname.h>
+
+#include "krping_npu.h"
+
+#define KP_KEEP_FINISHED	64
+#define KP_JSON_MAX		1536	/* one result's JSON line */
+
+static DEFINE_MUTEX(kp_rec_lock);	/* kp_records, kp_finished, kp_next_id */
+static LIST_HEAD(kp_records);
+static unsigned int kp_finished;
+static u32 kp_next_id;
+struct kp_live kp_live;
+
+static const char * const kp_rec_state_names[] = {
+	[KP_REC_RUNNING] = "running",
+	[KP_REC_DONE] = "done",
+	[KP_REC_FAILED] = "failed",
+};
+
+void kp_rec_result(struct kp_cb *cb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	mutex_lock(&kp_rec_lock);
+	vsnprintf(cb->rec->result, sizeof(cb->rec->result), fmt, ap);
+	mutex_unlock(&kp_rec_lock);
+	va_end(ap);
+}
+
+/* Append a measured result; the array grows by one, outside the lock. */
+int kp_rec_add(struct kp_cb *cb, const struct kp_result *res)
+{
+	struct kp_record *rec = cb->rec;
+	struct kp_result *new, *old;
+
+	new = kmalloc_array(rec->nres + 1, sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	mutex_lock(&kp_rec_lock);
+	if (rec->nres)
+		memcpy(new, rec->res, rec->nres * sizeof(*new));
+	new[rec->nres] = *res;
+	old = rec->res;
+	rec->res = new;
+	rec->nres++;
+	rec->has_progress = false;
+	mutex_unlock(&kp_rec_lock);
+	kfree(old);
+	return 0;
+}
+
+void kp_rec_progress(struct kp_cb *cb, const struct kp_progress *p)
+{
+	char line[KP_RESULT_MAX];
+
+	kp_progress_format(line, sizeof(line), kp_mode_name(cb->mode), p);
+	kp_info(cb, "progress: %s", line);
+	mutex_lock(&kp_rec_lock);
+	cb->rec->progress = *p;
+	cb->rec->has_progress = true;
+	mutex_unlock(&kp_rec_lock);
+}
+
+void kp_rec_set_dev(struct kp_cb *cb, struct ib_device *dev)
+{
+	mutex_lock(&kp_rec_lock);
+	strscpy(cb->rec->dev, dev_name(&dev->dev), sizeof(cb->rec->dev));
+	mutex_unlock(&kp_rec_lock);
+}
+
+struct kp_record *kp_rec_new(const struct kp_opts *o)
+{
+	struct kp_record *rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+
+	if (!rec)
+		return NULL;
+	rec->role = o->role;
+	rec->mode = o->mode;
+	rec->mem = o->mem;
+	rec->state = KP_REC_RUNNING;
+	strscpy(rec->dev, "-", sizeof(rec->dev));
+	mutex_lock(&kp_rec_lock);
+	rec->id = ++kp_next_id;
+	list_add_tail(&rec->node, &kp_records);
+	mutex_unlock(&kp_rec_lock);
+	return rec;
+}
+
+/* Mark @rec finished; drop the oldest finished records beyond the limit. */
+void kp_rec_finish(struct kp_record *rec, int ret)
+{
+	struct kp_record *r, *tmp;
+
+	mutex_lock(&kp_rec_lock);
+	rec->state = ret ? KP_REC_FAILED : KP_REC_DONE;
+	rec->has_progress = false;
+	if (ret && !rec->result[0])
+		snprintf(rec->result, sizeof(rec->result), "error=%d", ret);
+	kp_finished++;
+	list_for_each_entry_safe(r, tmp, &kp_records, node) {
+		if (kp_finished <= KP_KEEP_FINISHED)
+			break;
+		if (r->state == KP_REC_RUNNING)
+			continue;
+		list_del(&r->node);
+		kfree(r->res);
+		kfree(r);
+		kp_finished--;
+	}
+	mutex_unlock(&kp_rec_lock);
+}
+
+/* A record's result lines: measured results, text, progress. */
+static void kp_show_results(struct seq_file *m, const struct kp_record *r)
+{
+	char line[KP_RESULT_MAX];
+	u32 i;
+
+	for (i = 0; i < r->nres; i++) {
+		const struct kp_result *res = &r->res[i];
+
+		if (res->is_bw)
+			kp_bw_format(line, sizeof(line), kp_mode_name(res->mode),
+				     &res->bw);
+		else
+			kp_lat_format(line, sizeof(line),
+				      kp_mode_name(res->mode), &res->lat);
+		seq_printf(m, "%u result: %s\n", r->id, line);
+	}
+	if (r->result[0])
+		seq_printf(m, "%u result: %s\n", r->id, r->result);
+	if (r->has_progress) {
+		kp_progress_format(line, sizeof(line), kp_mode_name(r->mode),
+				   &r->progress);
+		seq_printf(m, "%u progress: %s\n", r->id, line);
+	}
+}
+
+/* /proc/krping_npu: every record, its results, then the live objects. */
+int kp_rec_show(struct seq_file *m, void *v)
+{
+	struct kp_record *r;
+	char line[KP_RECORD_MAX];
+
+	kp_record_header(line, sizeof(line));
+	seq_puts(m, line);
+	mutex_lock(&kp_rec_lock);
+	list_for_each_entry(r, &kp_records, node) {
+		struct kp_counters c = {
+			.send_msgs = READ_ONCE(r->cnt.send_msgs),
+			.send_bytes = READ_ONCE(r->cnt.send_bytes),
+			.recv_msgs = READ_ONCE(r->cnt.recv_msgs),
+			.recv_bytes = READ_ONCE(r->cnt.recv_bytes),
+			.read_msgs = READ_ONCE(r->cnt.read_msgs),
+			.read_bytes = READ_ONCE(r->cnt.read_bytes),
+			.write_msgs = READ_ONCE(r->cnt.write_msgs),
+			.write_bytes = READ_ONCE(r->cnt.write_bytes),
+		};
+
+		kp_record_format(line, sizeof(line), r->id,
+				 kp_role_name(r->role), kp_mode_name(r->mode),
+				 kp_mem_name(r->mem), r->dev,
+				 kp_rec_state_names[r->state], &c);
+		seq_puts(m, line);
+		kp_show_results(m, r);
+	}
+	mutex_unlock(&kp_rec_lock);
+	seq_printf(m, "live tests=%d cm_ids=%d qps=%d buffers=%d\n",
+		   atomic_read(&kp_live.tests), atomic_read(&kp_live.cm_ids),
+		   atomic_read(&kp_live.qps), atomic_read(&kp_live.bufs));
+	return 0;
+}
+
+/* /proc/krping_npu_json: one JSON object a line, a measured result each. */
+int kp_rec_show_json(struct seq_file *m, void *v)
+{
+	struct kp_json_ctx c = { .kernel = utsname()->release };
+	struct kp_record *r;
+	char *line;
+	u32 i;
+
+	line = kmalloc(KP_JSON_MAX, GFP_KERNEL);
+	if (!line)
+		return -ENOMEM;
+	mutex_lock(&kp_rec_lock);
+	list_for_each_entry(r, &kp_records, node) {
+		c.id = r->id;
+		c.role = kp_role_name(r->role);
+		c.mem = kp_mem_name(r->mem);
+		c.dev = r->dev;
+		for (i = 0; i < r->nres; i++) {
+			const struct kp_result *res = &r->res[i];
+
+			c.mode = kp_mode_name(res->mode);
+			c.duration_s = res->duration_s;
+			if (res->is_bw)
+				kp_bw_json(line, KP_JSON_MAX, &c, &res->bw);
+			else
+				kp_lat_json(line, KP_JSON_MAX, &c, &res->lat);
+			seq_printf(m, "%s\n", line);
+		}
+	}
+	mutex_unlock(&kp_rec_lock);
+	kfree(line);
+	return 0;
+}
+
+/* Forget every record (module exit: no test runs any more). */
+void kp_rec_exit(void)
+{
+	struct kp_record *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, &kp_records, node) {
+		list_del(&r->node);
+		kfree(r->res);
+		kfree(r);
+	}
+}
