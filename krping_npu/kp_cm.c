@@ -13,6 +13,12 @@
 
 #define KP_RESOLVE_MS	2000
 
+/*
+ * The CM's events for this test's ids: the client's, the listener and the
+ * accepted child all carry cb as context.  What the waiter reads after the
+ * state (child_id, the peer's depths, the error) is stored before the
+ * state is published with release semantics.
+ */
 static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct kp_cb *cb = id->context;
@@ -27,15 +33,22 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		state = KP_CM_ROUTE_RESOLVED;
 		break;
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		/* one client per server; a non-zero return rejects this one */
+		/*
+		 * One client per server; a non-zero return has the CM reject
+		 * and destroy this id.  Requests are serialised by the
+		 * listener, and destroying it waits for this handler.
+		 */
 		if (cb->child_id)
 			return -EBUSY;
 		cb->child_id = id;
+		atomic_inc(&kp_live.cm_ids);
 		cb->peer_initiator_depth = ev->param.conn.initiator_depth;
 		cb->peer_responder_resources = ev->param.conn.responder_resources;
 		state = KP_CM_CONNECT_REQUEST;
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
+		/* sticky: a quick peer may disconnect before we look */
+		WRITE_ONCE(cb->established, true);
 		state = KP_CM_CONNECTED;
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
@@ -64,9 +77,17 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		WRITE_ONCE(cb->cm_error, err);
 		state = KP_CM_ERROR;
 	}
-	WRITE_ONCE(cb->cm_state, state);
+	smp_store_release(&cb->cm_state, state);
 	wake_up(&cb->wq);
 	return 0;
+}
+
+static bool kp_cm_reached(struct kp_cb *cb, enum kp_cm_state want)
+{
+	enum kp_cm_state state = smp_load_acquire(&cb->cm_state);
+
+	return state == want ||
+	       (want == KP_CM_CONNECTED && READ_ONCE(cb->established));
 }
 
 /* Wait until the CM reaches @want; fail on an error state or timeout. */
@@ -75,13 +96,13 @@ static int kp_cm_wait(struct kp_cb *cb, enum kp_cm_state want, const char *what)
 	long left;
 
 	left = wait_event_interruptible_timeout(cb->wq,
-			READ_ONCE(cb->cm_state) == want ||
+			kp_cm_reached(cb, want) ||
 			READ_ONCE(cb->cm_state) >= KP_CM_DISCONNECTED,
 			msecs_to_jiffies(cb->opts.timeout_ms));
+	if (kp_cm_reached(cb, want))
+		return 0;
 	if (left < 0)
 		return -EINTR;
-	if (READ_ONCE(cb->cm_state) == want)
-		return 0;
 	if (!left) {
 		kp_err(cb, "timed out after %u ms waiting for %s",
 		       cb->opts.timeout_ms, what);
@@ -146,11 +167,16 @@ static int kp_run_test(struct kp_cb *cb)
 	return kp_test_client(cb);
 }
 
-/* Disconnect and wait (bounded) for the CM to confirm it. */
+/*
+ * Disconnect and wait (bounded) for the CM to confirm it.  Our last message
+ * may still be on its way: wait for its completion first, or for the peer
+ * to leave, which it does only once it has that message.
+ */
 static void kp_disconnect(struct kp_cb *cb, struct rdma_cm_id *id)
 {
-	if (READ_ONCE(cb->cm_state) < KP_CM_CONNECTED)
+	if (!READ_ONCE(cb->established))
 		return;
+	kp_settle(cb);
 	rdma_disconnect(id);
 	wait_event_timeout(cb->wq,
 			   READ_ONCE(cb->cm_state) >= KP_CM_DISCONNECTED,
@@ -177,11 +203,14 @@ static int kp_cm_create(struct kp_cb *cb, struct sockaddr_storage *ss)
 	return 0;
 }
 
-static void kp_cm_destroy(struct kp_cb *cb)
+/* Destroy @*id (the client's, the listener or the child); waits for its handler. */
+static void kp_cm_destroy(struct rdma_cm_id **id)
 {
-	rdma_destroy_id(cb->cm_id);
+	if (!*id)
+		return;
+	rdma_destroy_id(*id);
 	atomic_dec(&kp_live.cm_ids);
-	cb->cm_id = NULL;
+	*id = NULL;
 }
 
 int kp_run_client(struct kp_cb *cb)
@@ -231,7 +260,7 @@ int kp_run_client(struct kp_cb *cb)
 	kp_disconnect(cb, cb->cm_id);
 out:
 	kp_free_verbs(cb);
-	kp_cm_destroy(cb);
+	kp_cm_destroy(&cb->cm_id);
 	return ret;
 }
 
@@ -255,8 +284,16 @@ int kp_run_server(struct kp_cb *cb)
 		goto out;
 	}
 	ret = kp_cm_wait(cb, KP_CM_CONNECT_REQUEST, "a client");
+out:
+	/*
+	 * One client per server: the listener goes first, whatever happened.
+	 * Its destruction waits for a connect request being handled, so from
+	 * here on child_id is final: the client claimed just as the wait
+	 * ended (timeout, signal) is ours to refuse and destroy.
+	 */
+	kp_cm_destroy(&cb->cm_id);
 	if (ret)
-		goto out;
+		goto out_reject;
 
 	ret = kp_setup_verbs(cb, cb->child_id);
 	if (ret)
@@ -281,12 +318,10 @@ int kp_run_server(struct kp_cb *cb)
 	goto out_child;
 
 out_reject:
-	rdma_reject(cb->child_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	if (cb->child_id && !READ_ONCE(cb->established))
+		rdma_reject(cb->child_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 out_child:
-	kp_free_verbs(cb);
-	rdma_destroy_id(cb->child_id);
-	cb->child_id = NULL;
-out:
-	kp_cm_destroy(cb);
+	kp_free_verbs(cb);		/* the QP first: it belongs to the child */
+	kp_cm_destroy(&cb->child_id);
 	return ret;
 }

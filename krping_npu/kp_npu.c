@@ -4,8 +4,10 @@
  *
  * The memory comes from npu_peer_mem's provider and is registered the way
  * an RDMA core registers peer memory: through the client's own callbacks,
- * acquire -> get_pages -> dma_map -> get_page_size, the resulting sg_table
- * mapped into the buffer's fast-reg MR; teardown runs the reverse.  The
+ * acquire -> get_pages -> dma_map -> get_page_size, the resulting entries
+ * trimmed to the buffer and mapped into its fast-reg MR in pages the
+ * device supports, so the MR covers exactly the buffer; teardown runs the
+ * reverse.  The
  * CPU never touches NPU memory: a host shadow and the provider's copies
  * serve payload generation and validation.
  */
@@ -49,12 +51,55 @@ void kp_npu_put(struct kp_cb *cb)
 	symbol_put(npu_peer_mem_get_ops);
 }
 
+/*
+ * The MR page size for NPU pages of @npu_page bytes: the largest size the
+ * device supports that divides them; each NPU page then spans whole MR
+ * pages.  0 when the device supports none of them.
+ */
+static u32 kp_npu_mr_page(struct ib_device *dev, u64 npu_page)
+{
+	u64 caps = dev->attrs.page_size_cap & (npu_page | (npu_page - 1));
+
+	return caps ? 1u << __fls(caps) : 0;
+}
+
+/*
+ * Point b->npu_mr_sgl at a copy of the mapped entries trimmed to the
+ * buffer: the first starts at the buffer, the last ends with it, so the
+ * MR covers exactly [npu_va, npu_va + size).
+ */
+static int kp_npu_trim(struct kp_buf *b, int nmap)
+{
+	u64 off = b->npu_va & (b->npu_page - 1);
+	u64 end = off + b->size;	/* from the first entry's start */
+	struct scatterlist *sg, *src;
+	int i, n = DIV_ROUND_UP(end, b->npu_page);
+
+	if (n > nmap)
+		return -EINVAL;
+	b->npu_mr_sgl = kvmalloc_array(n, sizeof(*sg), GFP_KERNEL);
+	if (!b->npu_mr_sgl)
+		return -ENOMEM;
+	sg_init_table(b->npu_mr_sgl, n);
+	src = b->npu_sgt.sgl;
+	for_each_sg(b->npu_mr_sgl, sg, n, i) {
+		u64 from = i ? 0 : off;
+		u64 to = i == n - 1 ? end - (u64)i * b->npu_page : b->npu_page;
+
+		sg_dma_address(sg) = sg_dma_address(src) + from;
+		sg_dma_len(sg) = to - from;
+		src = sg_next(src);
+	}
+	b->npu_nents = n;
+	return 0;
+}
+
 int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 {
 	const struct peer_memory_client_mofed *c = cb->npu->client;
 	struct ib_device *dev = kp_dev(cb);
-	unsigned int off;
 	int nmap = 0, n, ret;
+	u32 npages;
 
 	b->size = size;
 	b->shadow = kvzalloc(size, GFP_KERNEL);
@@ -66,7 +111,7 @@ int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 		       cb->opts.npu_dev);
 		return -ENOMEM;
 	}
-	if (c->acquire(b->npu_va, size, NULL, NULL, &b->npu_ctx) != 1) {
+	if (cb->npu->acquire(b->npu_va, size, &b->npu_ctx) != 1) {
 		kp_err(cb, "npu_peer_mem does not claim 0x%llx", b->npu_va);
 		b->npu_ctx = NULL;
 		return -EFAULT;
@@ -83,30 +128,48 @@ int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 		return ret;
 	}
 	b->npu_mapped = true;
-	b->page_size = c->get_page_size(b->npu_ctx);
-	if (!is_power_of_2(b->page_size) || !nmap) {
-		kp_err(cb, "page size %u, %d entries", b->page_size, nmap);
+	b->npu_page = c->get_page_size(b->npu_ctx);
+	if (!is_power_of_2(b->npu_page) || !nmap) {
+		kp_err(cb, "NPU page size %llu, %d entries", b->npu_page, nmap);
 		return -EINVAL;
 	}
-	if (nmap > dev->attrs.max_fast_reg_page_list_len) {
-		kp_err(cb, "size %u needs %d MR pages, device allows %u", size,
-		       nmap, dev->attrs.max_fast_reg_page_list_len);
+	b->page_size = kp_npu_mr_page(dev, b->npu_page);
+	if (!b->page_size) {
+		kp_err(cb, "%s supports no MR page size dividing NPU pages of %llu bytes",
+		       dev_name(&dev->dev), b->npu_page);
+		return -EOPNOTSUPP;
+	}
+	ret = kp_npu_trim(b, nmap);
+	if (ret) {
+		kp_err(cb, "%d entries do not cover %u bytes", nmap, size);
+		return ret;
+	}
+	npages = DIV_ROUND_UP((b->npu_va & (b->page_size - 1)) + size,
+			      b->page_size);
+	if (npages > dev->attrs.max_fast_reg_page_list_len) {
+		kp_err(cb, "size %u needs %u MR pages, device allows %u", size,
+		       npages, dev->attrs.max_fast_reg_page_list_len);
 		return -EINVAL;
 	}
-	b->mr = ib_alloc_mr(cb->pd, IB_MR_TYPE_MEM_REG, nmap);
+	b->mr = ib_alloc_mr(cb->pd, IB_MR_TYPE_MEM_REG, npages);
 	if (IS_ERR(b->mr)) {
 		ret = PTR_ERR(b->mr);
 		b->mr = NULL;
-		kp_err(cb, "ib_alloc_mr(%d pages): %d", nmap, ret);
+		kp_err(cb, "ib_alloc_mr(%u pages): %d", npages, ret);
 		return ret;
 	}
-	off = b->npu_va & (b->page_size - 1);
-	n = ib_map_mr_sg(b->mr, b->npu_sgt.sgl, nmap, &off, b->page_size);
-	if (n != nmap) {
-		kp_err(cb, "ib_map_mr_sg: %d of %d", n, nmap);
+	n = ib_map_mr_sg(b->mr, b->npu_mr_sgl, b->npu_nents, NULL,
+			 b->page_size);
+	if (n != b->npu_nents || b->mr->length != size) {
+		kp_err(cb, "ib_map_mr_sg: %d of %d entries, %llu of %u bytes", n,
+		       b->npu_nents, b->mr->length, size);
 		return n < 0 ? n : -EINVAL;
 	}
 	b->dma = b->mr->iova;
+	if (cb->opts.verbose)
+		kp_info(cb, "NPU buffer 0x%llx: MR of %llu bytes in %u pages of %u (NPU pages of %llu)",
+			b->npu_va, b->mr->length, npages, b->page_size,
+			b->npu_page);
 	return 0;
 }
 
@@ -124,6 +187,7 @@ void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b)
 		c->release(b->npu_ctx);
 	if (b->npu_va)
 		cb->npu->free(b->npu_va);
+	kvfree(b->npu_mr_sgl);
 	kvfree(b->shadow);
 	memset(b, 0, sizeof(*b));
 }

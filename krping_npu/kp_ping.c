@@ -29,16 +29,12 @@ static void kp_ping_result(struct kp_cb *cb, u32 rounds, u32 size)
 	kp_rec_result(cb, "%s", line);
 }
 
+/* Post an advertisement of @b; its completion is reaped on the way. */
 static int kp_send_info(struct kp_cb *cb, struct kp_buf *b, u32 len,
-			u32 inv_rkey, unsigned int spin)
+			u32 inv_rkey)
 {
-	int ret;
-
 	kp_set_info(cb->send_msg, b, len);
-	ret = kp_post_send_msg(cb, KP_INFO_LEN, inv_rkey);
-	if (ret)
-		return ret;
-	return kp_wait_for(cb, KP_WR_SEND, spin);
+	return kp_post_send_msg(cb, KP_INFO_LEN, inv_rkey);
 }
 
 static int kp_recv_info(struct kp_cb *cb, unsigned int spin)
@@ -103,7 +99,7 @@ int kp_ping_client(struct kp_cb *cb)
 				  IB_ACCESS_REMOTE_READ, false);
 		if (ret)
 			break;
-		ret = kp_send_info(cb, &cb->start, size, 0, spin);
+		ret = kp_send_info(cb, &cb->start, size, 0);
 		if (ret)
 			break;
 		ret = kp_wait_for(cb, KP_WR_RECV, spin);
@@ -118,7 +114,7 @@ int kp_ping_client(struct kp_cb *cb)
 				  IB_ACCESS_REMOTE_WRITE, false);
 		if (ret)
 			break;
-		ret = kp_send_info(cb, &cb->rdma, size, 0, spin);
+		ret = kp_send_info(cb, &cb->rdma, size, 0);
 		if (ret)
 			break;
 		ret = kp_wait_for(cb, KP_WR_RECV, spin);
@@ -218,7 +214,7 @@ static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len,
 			(char *)kp_buf_cpu(&cb->rdma));
 
 	ret = kp_send_info(cb, &cb->rdma, *len,
-			   cb->opts.server_inv ? cb->remote_rkey : 0, spin);
+			   cb->opts.server_inv ? cb->remote_rkey : 0);
 	if (ret)
 		return ret;
 
@@ -240,7 +236,7 @@ static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len,
 		return ret;
 
 	ret = kp_send_info(cb, &cb->rdma, wlen,
-			   cb->opts.server_inv ? cb->remote_rkey : 0, spin);
+			   cb->opts.server_inv ? cb->remote_rkey : 0);
 	if (ret)
 		return ret;
 	if (use_mr && cb->rdma.registered)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kp_test.c - setup and end of the test modes (rlat, wlat, bw):
+ * kp_test.c - setup and end of the test modes (rlat, wlat, bw, fr):
  *
  *   client                                server
  *   HELLO {buffer, mode, count or      ->  checks, allocates its buffer
@@ -25,7 +25,6 @@ static int kp_send_hello(struct kp_cb *cb, enum kp_msg_type type, int status,
 			 u8 flags)
 {
 	struct kp_hello *h = cb->send_msg;
-	int ret;
 
 	memset(h, 0, sizeof(*h));
 	if (cb->rdma.mr)
@@ -38,10 +37,7 @@ static int kp_send_hello(struct kp_cb *cb, enum kp_msg_type type, int status,
 	h->count = cpu_to_be32(cb->count);
 	h->status = cpu_to_be32(-status);
 	h->duration = cpu_to_be32(cb->duration_s);
-	ret = kp_post_send_msg(cb, sizeof(*h), 0);
-	if (ret)
-		return ret;
-	return kp_wait_for(cb, KP_WR_SEND, 0);
+	return kp_post_send_msg(cb, sizeof(*h), 0);
 }
 
 /* Receive a hello of @type (or check the one already received). */
@@ -79,6 +75,8 @@ static int (*kp_test_loop(struct kp_cb *cb))(struct kp_cb *)
 		return kp_wlat_run;
 	case KP_MODE_BW:
 		return client || cb->duplex ? kp_bw_run : NULL;
+	case KP_MODE_FR:
+		return client ? kp_fr_run : NULL;
 	default:
 		return NULL;
 	}
@@ -102,9 +100,14 @@ void kp_test_release(struct kp_cb *cb)
 	kp_buf_free(cb, &cb->rdma);
 }
 
-/* ... registered for the peer's READs and WRITEs, once per size. */
+/*
+ * ... registered for the peer's READs and WRITEs, once per size.  fr
+ * registers its buffer in its own loop, and its server has none.
+ */
 static int kp_test_prepare(struct kp_cb *cb)
 {
+	if (cb->mode == KP_MODE_FR)
+		return cb->opts.role == KP_ROLE_CLIENT ? kp_test_alloc(cb) : 0;
 	return kp_test_alloc(cb) ?:
 	       kp_post_reg(cb, &cb->rdma, KP_REMOTE_ALL, true) ?:
 	       kp_wait_for(cb, KP_WR_REG, 0);
@@ -155,8 +158,6 @@ int kp_test_client(struct kp_cb *cb)
 	cb->duration_s = cb->opts.duration_s;
 	cb->size = cb->opts.size;
 	cb->duplex = cb->opts.duplex;
-	if (cb->mode == KP_MODE_FR)
-		return kp_fr_run(cb);
 
 	for (k = 0; k < cb->opts.nsizes; k++) {
 		cb->size = cb->opts.sizes[k];
@@ -181,7 +182,7 @@ static int kp_test_check(struct kp_cb *cb)
 	cb->rec->mode = cb->mode;
 
 	if (cb->mode != KP_MODE_RLAT && cb->mode != KP_MODE_WLAT &&
-	    cb->mode != KP_MODE_BW) {
+	    cb->mode != KP_MODE_BW && cb->mode != KP_MODE_FR) {
 		kp_err(cb, "client asks for unknown mode %u", cb->mode);
 		return -EPROTO;
 	}

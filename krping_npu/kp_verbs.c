@@ -35,6 +35,14 @@ static void kp_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct kp_cb *cb = ctx;
 
+	/*
+	 * Data before the CM's RTU (it was lost or is late): tell the CM,
+	 * so the connection is established without waiting for its retry.
+	 */
+	if (ev->event == IB_EVENT_COMM_EST) {
+		rdma_notify(cb->child_id ?: cb->cm_id, IB_EVENT_COMM_EST);
+		return;
+	}
 	pr_err(KP_NAME " %u: QP event %s\n", cb->rec->id,
 	       ib_event_msg(ev->event));
 }
@@ -140,12 +148,60 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
 	return 0;
 }
 
+/*
+ * Flush the QP: in the error state every posted work request completes
+ * (flushed), the two markers last.  Once both are reaped nothing more
+ * can complete on the CQ, and QP, buffers and CQ may go.  Bounded, and
+ * deaf to signals: teardown must run to its end.
+ */
+static void kp_drain(struct kp_cb *cb)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_send_wr swr = {
+		.wr_id = KP_WR_DRAIN_SQ,
+		.opcode = IB_WR_RDMA_WRITE,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	struct ib_recv_wr rwr = { .wr_id = KP_WR_DRAIN_RQ };
+	const struct ib_send_wr *sbad;
+	const struct ib_recv_wr *rbad;
+	unsigned long deadline = jiffies + msecs_to_jiffies(KP_DRAIN_MS);
+	bool sq, rq;
+	struct ib_wc wc[8];
+	int n, i;
+
+	if (ib_modify_qp(cb->qp, &attr, IB_QP_STATE))
+		kp_err(cb, "drain: the QP does not enter the error state");
+	sq = !ib_post_send(cb->qp, &swr, &sbad);
+	rq = !ib_post_recv(cb->qp, &rwr, &rbad);
+	while (sq || rq) {
+		local_bh_disable();
+		n = ib_poll_cq(cb->cq, ARRAY_SIZE(wc), wc);
+		local_bh_enable();
+		for (i = 0; i < n; i++) {
+			if (wc[i].wr_id == KP_WR_DRAIN_SQ)
+				sq = false;
+			else if (wc[i].wr_id == KP_WR_DRAIN_RQ)
+				rq = false;
+		}
+		if (n > 0)
+			continue;
+		if (time_after(jiffies, deadline)) {
+			kp_err(cb, "drain: the QP did not flush in %u ms",
+			       KP_DRAIN_MS);
+			break;
+		}
+		usleep_range(50, 200);
+	}
+}
+
 /* Frees whatever kp_setup_verbs() and the tests set up; safe on partial. */
 void kp_free_verbs(struct kp_cb *cb)
 {
 	struct rdma_cm_id *id = cb->child_id ?: cb->cm_id;
 
 	if (cb->qp) {
+		kp_drain(cb);
 		rdma_destroy_qp(id);
 		cb->qp = NULL;
 		atomic_dec(&kp_live.qps);
@@ -315,7 +371,11 @@ int kp_post_recv(struct kp_cb *cb)
 	return ret;
 }
 
-/* Send @len bytes of send_msg; with @inv_rkey, SEND_WITH_INV of that key. */
+/*
+ * Send @len bytes of send_msg; with @inv_rkey, SEND_WITH_INV of that key.
+ * Nobody waits for a message's completion: the next message waits for it
+ * before reusing send_msg, and kp_settle() before a disconnect.
+ */
 int kp_post_send_msg(struct kp_cb *cb, u32 len, u32 inv_rkey)
 {
 	struct ib_sge sge = {
@@ -331,11 +391,20 @@ int kp_post_send_msg(struct kp_cb *cb, u32 len, u32 inv_rkey)
 		.send_flags = IB_SEND_SIGNALED,
 		.ex.invalidate_rkey = inv_rkey,
 	};
+	int ret;
 
+	while (cb->send_busy) {
+		ret = kp_wait_for(cb, KP_WR_SEND, 0);
+		if (ret)
+			return ret;
+	}
 	ib_dma_sync_single_for_device(kp_dev(cb), cb->send_dma, KP_CTRL_SIZE,
 				      DMA_BIDIRECTIONAL);
 	cb->send_len = len;
-	return kp_post_send(cb, &wr);
+	ret = kp_post_send(cb, &wr);
+	if (!ret)
+		cb->send_busy = true;
+	return ret;
 }
 
 /* Register @b's MR under a fresh key with @access. */
@@ -484,7 +553,6 @@ static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)
 int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(cb->wait_ms);
-	unsigned long gone = 0;
 	unsigned int spins = 0;
 	int n, i;
 
@@ -507,24 +575,8 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 		}
 		if (n)
 			break;
-		if (kp_cm_check(cb)) {
-			/*
-			 * The peer left, but the completion of a send it saw
-			 * (an ACK that came in before its DREQ) may reach our
-			 * CQ after the CM heard of the disconnect: when waiting
-			 * for such a completion, look a little longer before
-			 * calling it lost.
-			 */
-			if (!cb->await_own || !cb->sends_out)
-				return kp_cm_check(cb);
-			if (!gone)
-				gone = jiffies + msecs_to_jiffies(KP_GONE_GRACE_MS);
-			if (time_before(jiffies, gone)) {
-				cond_resched();
-				continue;
-			}
+		if (kp_cm_check(cb))
 			return kp_cm_check(cb);
-		}
 		if (spins < spin) {
 			if (++spins % 64)
 				continue;
@@ -561,6 +613,8 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 		/* every send-queue completion is of a signaled WR */
 		if (!(wc[i].opcode & IB_WC_RECV))
 			cb->sends_out--;
+		if (wc[i].wr_id == KP_WR_SEND)
+			cb->send_busy = false;
 		kp_count(cb, &wc[i]);
 	}
 	return n;
@@ -597,14 +651,57 @@ int kp_recv_done(struct kp_cb *cb, const struct ib_wc *wc)
  * receive buffer stays intact until this side answers it.  Receives are
  * reposted at once.
  */
-/* A control message arrived while waiting for something else: keep it. */
+/*
+ * The peer's WRITE_WITH_IMM (wlat) arrived while waiting for something
+ * else: data, never a message.  Queue its immediate for the wlat loop.
+ */
+static int kp_imm_keep(struct kp_cb *cb, const struct ib_wc *wc)
+{
+	if (cb->imm_n == ARRAY_SIZE(cb->imm)) {
+		kp_err(cb, "more than %zu writes with immediate ahead of the loop",
+		       ARRAY_SIZE(cb->imm));
+		return -EPROTO;
+	}
+	cb->imm[cb->imm_n++] = be32_to_cpu(wc->ex.imm_data);
+	return kp_post_recv(cb);
+}
+
+/* A receive completed while waiting for something else: keep it. */
 int kp_recv_keep(struct kp_cb *cb, const struct ib_wc *wc)
 {
-	int ret = kp_recv_done(cb, wc);
+	int ret;
 
+	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM)
+		return kp_imm_keep(cb, wc);
+	ret = kp_recv_done(cb, wc);
 	if (!ret)
 		cb->recv_ready = true;
 	return ret;
+}
+
+/* The oldest queued write with immediate: its immediate, or -ENOENT. */
+int kp_imm_take(struct kp_cb *cb, u32 *imm)
+{
+	if (!cb->imm_n)
+		return -ENOENT;
+	*imm = cb->imm[0];
+	memmove(cb->imm, cb->imm + 1, --cb->imm_n * sizeof(cb->imm[0]));
+	return 0;
+}
+
+/*
+ * Before a disconnect: wait (bounded) for the completions of our own
+ * signaled sends, the last message among them, unless the peer left.
+ */
+void kp_settle(struct kp_cb *cb)
+{
+	struct ib_wc wc;
+	u32 wait_ms = cb->wait_ms;
+
+	cb->wait_ms = min_t(u32, wait_ms, KP_DRAIN_MS);
+	while (cb->qp && cb->sends_out && kp_poll(cb, &wc, 1, 0) > 0)
+		;
+	cb->wait_ms = wait_ms;
 }
 
 int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin)
@@ -617,13 +714,12 @@ int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin)
 		return 0;
 	}
 	for (;;) {
-		cb->await_own = want != KP_WR_RECV;
 		ret = kp_poll(cb, &wc, 1, spin);
-		cb->await_own = false;
 		if (ret < 0)
 			return ret;
 		if (wc.wr_id == KP_WR_RECV) {
-			if (want != KP_WR_RECV) {
+			if (want != KP_WR_RECV ||
+			    wc.opcode == IB_WC_RECV_RDMA_WITH_IMM) {
 				ret = kp_recv_keep(cb, &wc);
 				if (ret)
 					return ret;

@@ -14,9 +14,22 @@
 #define KP_WLAT_BATCH	4
 #define KP_WLAT_SIGNAL	16	/* signal one write in this many */
 
+/* Is @imm the peer's write @seq?  *@last: marked as the client's last. */
+static int kp_wlat_check(struct kp_cb *cb, u32 imm, u32 seq, bool *last)
+{
+	if ((imm & ~KP_IMM_LAST) != seq) {
+		kp_err(cb, "wlat: expected write %u, got %u", seq,
+		       imm & ~KP_IMM_LAST);
+		return -EPROTO;
+	}
+	*last = imm & KP_IMM_LAST;
+	return 0;
+}
+
 /*
- * Reap until the peer's write with immediate @seq has arrived; *@last says
- * whether the client marked it as its last.
+ * Reap until the peer's write with immediate @seq has arrived: first any
+ * write seen while this side still waited for something else (the peer
+ * may start as soon as it has our hello), then the CQ.
  */
 static int kp_wlat_wait(struct kp_cb *cb, u32 seq, bool *last)
 {
@@ -25,6 +38,8 @@ static int kp_wlat_wait(struct kp_cb *cb, u32 seq, bool *last)
 	int n, i, ret;
 	u32 imm;
 
+	if (!kp_imm_take(cb, &imm))
+		return kp_wlat_check(cb, imm, seq, last);
 	while (!arrived) {
 		n = kp_poll(cb, wc, KP_WLAT_BATCH, KP_SPIN_ALWAYS);
 		if (n < 0)
@@ -35,14 +50,15 @@ static int kp_wlat_wait(struct kp_cb *cb, u32 seq, bool *last)
 			ret = kp_post_recv(cb);
 			if (ret)
 				return ret;
-			imm = be32_to_cpu(wc[i].ex.imm_data);
-			if (wc[i].opcode != IB_WC_RECV_RDMA_WITH_IMM ||
-			    (imm & ~KP_IMM_LAST) != seq) {
+			if (wc[i].opcode != IB_WC_RECV_RDMA_WITH_IMM) {
 				kp_err(cb, "wlat: expected write %u, got opcode %d",
 				       seq, wc[i].opcode);
 				return -EPROTO;
 			}
-			*last = imm & KP_IMM_LAST;
+			ret = kp_wlat_check(cb, be32_to_cpu(wc[i].ex.imm_data),
+					    seq, last);
+			if (ret)
+				return ret;
 			arrived = true;
 		}
 	}

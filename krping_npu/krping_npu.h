@@ -25,7 +25,7 @@
 #define KP_SQ_EXTRA		16	/* send slots beyond txdepth */
 #define KP_MAX_RD_ATOM		16	/* RDMA READs in flight we ask for */
 #define KP_MAX_INLINE		220	/* inline writes, as perftest on mlx5 */
-#define KP_GONE_GRACE_MS	100	/* kp_poll(): completions after a disconnect */
+#define KP_DRAIN_MS		2000	/* teardown: flushing the QP, the last sends */
 
 /* kp_poll(): empty polls before sleeping on the CQ */
 #define KP_SPIN_ALWAYS		UINT_MAX	/* latency loops */
@@ -76,6 +76,8 @@ enum kp_wr {
 	KP_WR_WRITE,
 	KP_WR_REG,
 	KP_WR_INV,
+	KP_WR_DRAIN_SQ,		/* teardown's markers */
+	KP_WR_DRAIN_RQ,
 };
 
 enum kp_cm_state {
@@ -154,6 +156,9 @@ struct kp_buf {
 	u64 npu_va;
 	void *npu_ctx;		/* the peer client's context */
 	struct sg_table npu_sgt;
+	u64 npu_page;		/* the page table's page size */
+	struct scatterlist *npu_mr_sgl;	/* npu_sgt trimmed to the buffer */
+	int npu_nents;
 	bool npu_pinned;
 	bool npu_mapped;
 	u8 *shadow;		/* host copy for payload and validation */
@@ -166,6 +171,7 @@ struct kp_cb {
 
 	/* rdma_cm, written by kp_cma_handler */
 	enum kp_cm_state cm_state;
+	bool established;	/* ESTABLISHED was seen, whatever came after */
 	int cm_error;
 	struct rdma_cm_id *cm_id;	/* client: the connection; server: listener */
 	struct rdma_cm_id *child_id;	/* server: the accepted connection */
@@ -182,7 +188,7 @@ struct kp_cb {
 	u8 rd_atom;
 	bool cq_event;		/* set by the CQ handler */
 	unsigned int sends_out;	/* signaled sends not yet completed */
-	bool await_own;		/* kp_wait_for() waits for one of them */
+	bool send_busy;		/* send_msg's last SEND has not completed */
 	unsigned int polls;	/* kp_poll() calls, to yield every so often */
 	u32 send_len;		/* bytes of the last SEND posted */
 	u32 wait_ms;		/* bound of the current wait */
@@ -195,6 +201,8 @@ struct kp_cb {
 	bool recv_ready;	/* a message arrived, not yet consumed */
 	u32 recv_len;		/* byte_len of the last receive */
 	u32 recv_inv_rkey;	/* rkey the peer invalidated, 0 if none */
+	u32 imm[4];		/* wlat: the peer's writes seen ahead of the loop */
+	u32 imm_n;
 
 	/* data: ping client: start (read by the server), rdma (written by
 	 * it); server and the test modes: rdma only.
@@ -243,7 +251,13 @@ struct kp_live {
 
 extern struct kp_live kp_live;
 
-/* kp_main.c */
+/* kp_rec.c: the record store */
+struct seq_file;
+struct kp_record *kp_rec_new(const struct kp_opts *o);
+void kp_rec_finish(struct kp_record *rec, int ret);
+int kp_rec_show(struct seq_file *m, void *v);
+int kp_rec_show_json(struct seq_file *m, void *v);
+void kp_rec_exit(void);
 void kp_rec_result(struct kp_cb *cb, const char *fmt, ...) __printf(2, 3);
 int kp_rec_add(struct kp_cb *cb, const struct kp_result *res);
 void kp_rec_progress(struct kp_cb *cb, const struct kp_progress *p);
@@ -267,6 +281,8 @@ int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
 int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin);
 int kp_recv_done(struct kp_cb *cb, const struct ib_wc *wc);
 int kp_recv_keep(struct kp_cb *cb, const struct ib_wc *wc);
+int kp_imm_take(struct kp_cb *cb, u32 *imm);
+void kp_settle(struct kp_cb *cb);
 int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin);
 void kp_sge_local(struct kp_cb *cb, struct kp_buf *b, struct ib_sge *sge,
 		  u32 len);

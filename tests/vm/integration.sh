@@ -114,7 +114,7 @@ kp_test rlat-64KiB t_lat rlat 65536 100
 kp_test wlat-64B t_lat wlat 64 500
 kp_test wlat-64KiB t_lat wlat 65536 100
 
-# fast-registration loop on the client; the server sees a silent client
+# fast-registration loop on the client; the server only says hello and FIN
 t_fr() {
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,fr,count=200,size=65536"
