@@ -65,6 +65,9 @@ int kp_bw_run(struct kp_cb *cb)
 							 now);
 				continue;
 			}
+			/* our hello's own completion, reaped by kp_poll() */
+			if (wc[i].wr_id == KP_WR_SEND)
+				continue;
 			/* a duplex peer finished first: keep its FIN */
 			if (wc[i].wr_id == KP_WR_RECV) {
 				ret = kp_recv_keep(cb, &wc[i]);

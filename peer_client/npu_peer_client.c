@@ -346,6 +346,7 @@ static void npu_release(void *client_context)
 static void npu_free_cb(void *data)
 {
 	struct npu_ctx *ctx = data;
+	bool tell;
 
 	spin_lock(&ctx->lock);
 	if (ctx->invalidated || ctx->put_begun) {
@@ -353,10 +354,15 @@ static void npu_free_cb(void *data)
 		return;
 	}
 	ctx->invalidated = true;
+	/*
+	 * Before get_pages() has published the table the core's id is not
+	 * known, nor anything mapped: dma_map() will refuse.
+	 */
+	tell = ctx->pinned && ctx->via_core && npu_core_invalidate;
 	ctx->cb_task = current;
 	spin_unlock(&ctx->lock);
 	atomic_inc(&npu_stats.invalidations);
-	if (ctx->via_core && npu_core_invalidate)
+	if (tell)
 		npu_core_invalidate(npu_reg_handle, ctx->core_context);
 	npu_dma_release(ctx);
 	spin_lock(&ctx->lock);
