@@ -35,12 +35,12 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		/*
 		 * One client per server; a non-zero return has the CM reject
-		 * and destroy this id.  Requests are serialised by the
-		 * listener, and destroying it waits for this handler.
+		 * and destroy this id.  A wildcard address listens on every
+		 * device, each with its own lock: claim atomically.
+		 * Destroying the listener waits for these handlers.
 		 */
-		if (cb->child_id)
+		if (cmpxchg(&cb->child_id, NULL, id))
 			return -EBUSY;
-		cb->child_id = id;
 		atomic_inc(&kp_live.cm_ids);
 		cb->peer_initiator_depth = ev->param.conn.initiator_depth;
 		cb->peer_responder_resources = ev->param.conn.responder_resources;

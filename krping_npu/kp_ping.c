@@ -33,7 +33,11 @@ static void kp_ping_result(struct kp_cb *cb, u32 rounds, u32 size)
 static int kp_send_info(struct kp_cb *cb, struct kp_buf *b, u32 len,
 			u32 inv_rkey)
 {
-	kp_set_info(cb->send_msg, b, len);
+	void *msg = kp_send_buf(cb);
+
+	if (IS_ERR(msg))
+		return PTR_ERR(msg);
+	kp_set_info(msg, b, len);
 	return kp_post_send_msg(cb, KP_INFO_LEN, inv_rkey);
 }
 

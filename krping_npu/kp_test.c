@@ -24,8 +24,10 @@
 static int kp_send_hello(struct kp_cb *cb, enum kp_msg_type type, int status,
 			 u8 flags)
 {
-	struct kp_hello *h = cb->send_msg;
+	struct kp_hello *h = kp_send_buf(cb);
 
+	if (IS_ERR(h))
+		return PTR_ERR(h);
 	memset(h, 0, sizeof(*h));
 	if (cb->rdma.mr)
 		kp_set_info(&h->info, &cb->rdma, cb->size);

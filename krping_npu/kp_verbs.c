@@ -157,10 +157,13 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
 static void kp_drain(struct kp_cb *cb)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct ib_send_wr swr = {
-		.wr_id = KP_WR_DRAIN_SQ,
-		.opcode = IB_WR_RDMA_WRITE,
-		.send_flags = IB_SEND_SIGNALED,
+	/* an RDMA WRITE is read as struct ib_rdma_wr: give it one */
+	struct ib_rdma_wr swr = {
+		.wr = {
+			.wr_id = KP_WR_DRAIN_SQ,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
 	};
 	struct ib_recv_wr rwr = { .wr_id = KP_WR_DRAIN_RQ };
 	const struct ib_send_wr *sbad;
@@ -172,7 +175,7 @@ static void kp_drain(struct kp_cb *cb)
 
 	if (ib_modify_qp(cb->qp, &attr, IB_QP_STATE))
 		kp_err(cb, "drain: the QP does not enter the error state");
-	sq = !ib_post_send(cb->qp, &swr, &sbad);
+	sq = !ib_post_send(cb->qp, &swr.wr, &sbad);
 	rq = !ib_post_recv(cb->qp, &rwr, &rbad);
 	while (sq || rq) {
 		local_bh_disable();
@@ -372,10 +375,22 @@ int kp_post_recv(struct kp_cb *cb)
 }
 
 /*
- * Send @len bytes of send_msg; with @inv_rkey, SEND_WITH_INV of that key.
- * Nobody waits for a message's completion: the next message waits for it
- * before reusing send_msg, and kp_settle() before a disconnect.
+ * send_msg, once the SEND of the previous message has completed: fill it,
+ * then kp_post_send_msg().  Nobody waits for a message's own completion:
+ * the next message waits here, and kp_settle() before a disconnect.
  */
+void *kp_send_buf(struct kp_cb *cb)
+{
+	while (cb->send_busy) {
+		int ret = kp_wait_for(cb, KP_WR_SEND, 0);
+
+		if (ret)
+			return ERR_PTR(ret);
+	}
+	return cb->send_msg;
+}
+
+/* Send @len bytes of send_msg; with @inv_rkey, SEND_WITH_INV of that key. */
 int kp_post_send_msg(struct kp_cb *cb, u32 len, u32 inv_rkey)
 {
 	struct ib_sge sge = {
@@ -393,11 +408,8 @@ int kp_post_send_msg(struct kp_cb *cb, u32 len, u32 inv_rkey)
 	};
 	int ret;
 
-	while (cb->send_busy) {
-		ret = kp_wait_for(cb, KP_WR_SEND, 0);
-		if (ret)
-			return ret;
-	}
+	if (WARN_ON_ONCE(cb->send_busy))
+		return -EBUSY;		/* kp_send_buf() first */
 	ib_dma_sync_single_for_device(kp_dev(cb), cb->send_dma, KP_CTRL_SIZE,
 				      DMA_BIDIRECTIONAL);
 	cb->send_len = len;

@@ -273,6 +273,7 @@ void kp_free_verbs(struct kp_cb *cb);
 int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size);
 void kp_buf_free(struct kp_cb *cb, struct kp_buf *b);
 int kp_post_recv(struct kp_cb *cb);
+void *kp_send_buf(struct kp_cb *cb);
 int kp_post_send_msg(struct kp_cb *cb, u32 len, u32 inv_rkey);
 int kp_post_reg(struct kp_cb *cb, struct kp_buf *b, int access, bool signal);
 int kp_post_inv(struct kp_cb *cb, struct kp_buf *b, bool signal);

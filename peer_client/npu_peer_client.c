@@ -360,6 +360,7 @@ static void npu_free_cb(void *data)
 	 */
 	tell = ctx->pinned && ctx->via_core && npu_core_invalidate;
 	ctx->cb_task = current;
+	kref_get(&ctx->ref);	/* whatever the provider's put_pages waits for */
 	spin_unlock(&ctx->lock);
 	atomic_inc(&npu_stats.invalidations);
 	if (tell)
@@ -368,6 +369,7 @@ static void npu_free_cb(void *data)
 	spin_lock(&ctx->lock);
 	ctx->cb_task = NULL;
 	spin_unlock(&ctx->lock);
+	kref_put(&ctx->ref, npu_ctx_free);
 }
 
 /* Both layouts share the first 136 bytes; the tail stays zero unless set. */

@@ -155,7 +155,7 @@ static int sim_free(u64 va)
 	list_del(&a->node);		/* no new get_pages from here */
 	list_splice_init(&a->tables, &gone);
 	list_for_each_entry(t, &gone, node)
-		t->cb_task = current;	/* put_pages waits from here on */
+		WRITE_ONCE(t->cb_task, current);	/* put_pages waits from here */
 	mutex_unlock(&sim_lock);
 
 	while (!list_empty(&gone)) {
@@ -163,7 +163,7 @@ static int sim_free(u64 va)
 		t->free_cb(t->data);
 		mutex_lock(&sim_lock);
 		list_move_tail(&t->node, &sim_freed);
-		t->cb_task = NULL;
+		WRITE_ONCE(t->cb_task, NULL);
 		mutex_unlock(&sim_lock);
 		wake_up_all(&sim_cb_wq);
 	}
@@ -221,29 +221,22 @@ out:
 	return ret;
 }
 
-static bool sim_cb_over(struct sim_table *t)
-{
-	bool over;
-
-	mutex_lock(&sim_lock);
-	over = !t->cb_task;
-	mutex_unlock(&sim_lock);
-	return over;
-}
-
 static int sim_put_pages(struct p2p_page_table *pt)
 {
 	struct sim_table *t = container_of(pt, struct sim_table, pt);
 
+	/* no callback on the table from the check to the unlink */
 	mutex_lock(&sim_lock);
-	if (t->cb_task == current) {
+	while (t->cb_task) {
+		if (t->cb_task == current) {
+			mutex_unlock(&sim_lock);
+			WARN(1, "npu_peer_mem: put_pages from inside the free callback: the Ascend driver deadlocks here\n");
+			return -EDEADLK;
+		}
 		mutex_unlock(&sim_lock);
-		WARN(1, "npu_peer_mem: put_pages from inside the free callback: the Ascend driver deadlocks here\n");
-		return -EDEADLK;
+		wait_event(sim_cb_wq, !READ_ONCE(t->cb_task));
+		mutex_lock(&sim_lock);
 	}
-	mutex_unlock(&sim_lock);
-	wait_event(sim_cb_wq, sim_cb_over(t));
-	mutex_lock(&sim_lock);
 	list_del(&t->node);
 	mutex_unlock(&sim_lock);
 	atomic_sub(pt->page_num, &npu_stats.pinned_pages);

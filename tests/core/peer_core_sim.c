@@ -72,6 +72,7 @@ struct core_mr {
 	bool mapped;
 	bool pinned;
 	bool invalidated;
+	bool dereg;			/* being deregistered */
 	/* release 5.5: the trimmed entries and what they held */
 	struct scatterlist *first_sg, *last_sg;
 	dma_addr_t first_dma;
@@ -331,11 +332,16 @@ static int core_dereg(u32 id)
 {
 	struct core_mr *mr, *found = NULL;
 
+	/*
+	 * As MOFED: unmap and unpin under the mapping lock while the MR can
+	 * still be found (an invalidation waits for the lock), and only then
+	 * make it unfindable and release the context.
+	 */
 	spin_lock(&core_mr_lock);
 	list_for_each_entry(mr, &core_mrs, node)
-		if (mr->id == id) {
+		if (mr->id == id && !mr->dereg) {
 			found = mr;
-			list_del(&mr->node);	/* its reference is ours now */
+			mr->dereg = true;	/* one deregistration only */
 			break;
 		}
 	spin_unlock(&core_mr_lock);
@@ -345,6 +351,9 @@ static int core_dereg(u32 id)
 	mutex_lock(&mr->lock);
 	core_unmap(mr);
 	mutex_unlock(&mr->lock);
+	spin_lock(&core_mr_lock);
+	list_del(&mr->node);		/* its reference is ours now */
+	spin_unlock(&core_mr_lock);
 	core_client->release(mr->ctx);
 	kref_put(&mr->ref, core_mr_free);
 	return 0;
@@ -407,7 +416,9 @@ static int core_race_thread(struct core_race *r, int who)
 		core_race_act(r, who);
 		complete(&r->done[who]);
 	}
-	complete(&r->done[who]);
+	/* core_race() stops us: no return into an unloaded module */
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
 	return 0;
 }
 
@@ -495,9 +506,8 @@ static int core_race(const struct npu_peer_mem_ops *ops, unsigned long n,
 	}
 	WRITE_ONCE(r->stop, true);
 	for (k = 0; k < 2; k++) {
-		reinit_completion(&r->done[k]);
 		complete(&r->start[k]);
-		wait_for_completion(&r->done[k]);
+		kthread_stop(t[k]);
 	}
 	snprintf(race_result, sizeof(race_result),
 		 "%s rounds=%lu ret=%d registrations_lost=%lu",
