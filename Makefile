@@ -29,9 +29,14 @@ modules:
 test-modules: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/core W=$(W) modules
 
+# Not kbuild's clean: with M= it deletes every object file below M,
+# the debug lane's kernel tree in build/ included.
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/core clean 2>/dev/null || true
+	find krping_npu peer_client proc tests/core -type f \( -name '*.o' \
+		-o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '.*.cmd' -o -name '.*.d' -o -name modules.order \
+		-o -name Module.symvers \) -delete
+	rm -f Module.symvers modules.order .*.cmd .*.d
 	rm -f $(addsuffix .bin,$(UNIT_TESTS))
 
 tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h peer_client/peer_mem_abi.h tests/unit/kt.h

@@ -77,6 +77,7 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		WRITE_ONCE(cb->cm_error, err);
 		state = KP_CM_ERROR;
 	}
+	/* pairs with kp_cm_reached(): child_id and the rest are visible first */
 	smp_store_release(&cb->cm_state, state);
 	wake_up(&cb->wq);
 	return 0;
@@ -84,6 +85,7 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 static bool kp_cm_reached(struct kp_cb *cb, enum kp_cm_state want)
 {
+	/* pairs with kp_cma_handler()'s release of the state */
 	enum kp_cm_state state = smp_load_acquire(&cb->cm_state);
 
 	return state == want ||

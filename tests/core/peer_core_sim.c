@@ -395,13 +395,12 @@ struct core_race {
 
 static void core_race_act(struct core_race *r, int who)
 {
-	if (who == 0) {
+	if (who == 0)
 		r->ret[0] = r->ops->free(r->va);
-	} else if (r->reg) {
+	else if (r->reg)
 		r->ret[1] = core_reg(r->va, r->size, &r->id);
-	} else {
+	else
 		r->ret[1] = core_dereg(r->id);
-	}
 }
 
 static int core_race_thread(struct core_race *r, int who)
@@ -452,8 +451,9 @@ static int core_race(const struct npu_peer_mem_ops *ops, unsigned long n,
 		init_completion(&r->start[k]);
 		init_completion(&r->done[k]);
 	}
-	t[0] = kthread_create(core_race_free_fn, r, "core_race/free");
-	t[1] = IS_ERR(t[0]) ? t[0] : kthread_create(core_race_map_fn, r, "core_race/map");
+	t[0] = kthread_create(core_race_free_fn, r, "%s/free", KBUILD_MODNAME);
+	t[1] = IS_ERR(t[0]) ? t[0] :
+	       kthread_create(core_race_map_fn, r, "%s/map", KBUILD_MODNAME);
 	if (IS_ERR(t[1])) {
 		if (!IS_ERR(t[0]))
 			kthread_stop(t[0]);
