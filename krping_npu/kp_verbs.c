@@ -656,14 +656,6 @@ int kp_recv_done(struct kp_cb *cb, const struct ib_wc *wc)
 }
 
 /*
- * Wait for the next completion of kind @want.  Signaled sends completing on
- * the way are reaped; a message arriving while waiting for something else
- * is kept (cb->recv_ready) for the next wait for KP_WR_RECV: the protocols
- * have at most one message in flight towards each side, so the single
- * receive buffer stays intact until this side answers it.  Receives are
- * reposted at once.
- */
-/*
  * The peer's WRITE_WITH_IMM (wlat) arrived while waiting for something
  * else: data, never a message.  Queue its immediate for the wlat loop.
  */
@@ -716,6 +708,15 @@ void kp_settle(struct kp_cb *cb)
 	cb->wait_ms = wait_ms;
 }
 
+/*
+ * Wait for the next completion of kind @want.  Signaled sends completing on
+ * the way are reaped; a message arriving while waiting for something else
+ * is kept (cb->recv_ready) for the next wait for KP_WR_RECV: the protocols
+ * have at most one message in flight towards each side, so the single
+ * receive buffer stays intact until this side answers it.  Receives are
+ * reposted at once; a peer's write with immediate is queued for wlat,
+ * never taken for a message.
+ */
 int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin)
 {
 	struct ib_wc wc;
