@@ -41,6 +41,17 @@ kp_loop() {
 	LOOP_FAILS="srv: $(grep -v '^ret=' /tmp/loop.srv | sort | uniq -c | tr '\n' ' ') cli: $(grep -v '^ret=' /tmp/loop.cli | sort | uniq -c | tr '\n' ' ')"
 }
 
+# kp_delay_on SYM MS [COMM]: kpdelay.ko spins MS ms at SYM's entry (for
+# callers named COMM), so a race window is wide open every time
+kp_delay_on() {
+	insmod $KP/kpdelay.ko sym="$1" ms="$2" comm="${3:-}" ||
+		{ kp_why "insmod kpdelay sym=$1"; return 1; }
+}
+kp_delay_off() {
+	DELAY_HITS=$(cat /sys/module/kpdelay/parameters/hits)
+	rmmod kpdelay
+}
+
 # 4. fr: a quick client must not fail its server; the server records it
 t_fr_200() {
 	PORT=$((PORT + 1))
@@ -163,6 +174,11 @@ fi
 
 # 1. a server whose wait ends (timeout, signal, or its test's end) while
 # clients keep connecting leaves no cm_id behind: rdma link delete works
+# sh -c "$NICE19" sh CMD...: CMD at nice 19, in the sh's own pid (busybox
+# has renice, not nice; a shell function put in the background would be a
+# subshell, and a signal to it would miss CMD)
+NICE19='renice -n 19 -p $$ > /dev/null && exec "$@"'
+
 t_orphan() {
 	PORT=$((PORT + 1))
 	rm -f /tmp/hammer.stop
@@ -179,9 +195,9 @@ t_orphan() {
 	i=0
 	while [ $i -lt 90 ]; do
 		case $((i % 3)) in
-		0) nice -n 19 kpwrite "server,addr=$A,port=$PORT,timeout=2000" > /dev/null ;;
-		1) nice -n 19 kpwrite "server,addr=$A,port=$PORT,timeout=100" > /dev/null ;;
-		2) nice -n 19 kpwrite "server,addr=$A,port=$PORT,timeout=5000" > /dev/null &
+		0) sh -c "$NICE19" sh kpwrite "server,addr=$A,port=$PORT,timeout=2000" > /dev/null ;;
+		1) sh -c "$NICE19" sh kpwrite "server,addr=$A,port=$PORT,timeout=100" > /dev/null ;;
+		2) sh -c "$NICE19" sh kpwrite "server,addr=$A,port=$PORT,timeout=5000" > /dev/null &
 		   p=$!
 		   usleep $(( (i * 7919) % 300000 ))
 		   kill -USR1 $p; wait $p ;;
@@ -202,6 +218,46 @@ t_orphan() {
 	return $rc
 }
 want orphan && kp_test orphan-child-cm-id t_orphan
+
+# 1, made certain: each server's rdma_destroy_id spins 300 ms on entry, so
+# connect requests arrive while its wait has ended (timeout or signal)
+# and before or while its cm_ids go
+t_orphan_window() {
+	PORT=$((PORT + 1))
+	cp /usr/bin/kpwrite /usr/bin/kpsrv
+	kp_delay_on rdma_destroy_id 300 kpsrv || return 1
+	rm -f /tmp/hammer.stop
+	( while [ ! -e /tmp/hammer.stop ]; do
+		kpwrite "client,addr=$A,port=$PORT,size=64,count=1,timeout=500" > /dev/null
+	  done ) &
+	i=0
+	while [ $i -lt 6 ]; do
+		if [ $((i % 2)) = 0 ]; then
+			kpsrv "server,addr=$A,port=$PORT,timeout=200" > /dev/null
+		else
+			kpsrv "server,addr=$A,port=$PORT,timeout=5000" > /dev/null &
+			p=$!
+			usleep 150000
+			kill -USR1 $p; wait $p
+		fi
+		i=$((i + 1))
+	done
+	touch /tmp/hammer.stop
+	wait
+	kp_delay_off
+	[ "$DELAY_HITS" -gt 0 ] || { kp_why "rdma_destroy_id was never delayed"; return 1; }
+	sleep 1
+	rc=0
+	kp_idle "6 servers ending while clients connect" || rc=1
+	rm -f /tmp/linkdel
+	( rdma link delete rxe0 && touch /tmp/linkdel ) &
+	i=0
+	while [ ! -e /tmp/linkdel ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e /tmp/linkdel ] || { kp_why "rdma link delete rxe0 still blocked after 10 s ($DELAY_HITS delays)"; return 1; }
+	rdma link add rxe0 type rxe netdev d0 || { kp_why "rxe0 again"; return 1; }
+	return $rc
+}
+want orphan && kp_test orphan-child-window t_orphan_window
 
 t_end() {
 	rmmod krping_npu || { kp_why "rmmod krping_npu"; return 1; }
