@@ -45,6 +45,13 @@ struct p2p_page_table {
 
 typedef void (*p2p_free_callback)(void *data);
 
+#ifdef __KERNEL__
+/* the driver's API: npu_sim.ko defines it in the rig, found by name */
+int hal_kernel_p2p_get_pages(u64 va, u64 len, p2p_free_callback free_callback,
+			     void *data, struct p2p_page_table **page_table);
+int hal_kernel_p2p_put_pages(struct p2p_page_table *page_table);
+#endif
+
 #define P2P_OFF(f)	offsetof(struct p2p_page_table, f)
 _Static_assert(sizeof(struct p2p_page_info) == 40, "p2p_page_info is 40 bytes");
 _Static_assert(P2P_OFF(version) == 0, "version");

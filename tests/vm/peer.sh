@@ -18,11 +18,21 @@ t_no_peer_mem() {
 }
 kp_test npu-without-peer-mem t_no_peer_mem
 
+# no HAL (no NPU driver, no npu_sim): npu_peer_mem refuses to load, and says why
+t_load_no_hal() {
+	insmod $KP/npu_peer_mem.ko 2>/dev/null && { kp_why "loaded without a HAL"; return 1; }
+	dmesg | grep -q "npu_peer_mem: no Ascend HAL (hal_kernel_p2p_get_pages): load" ||
+		{ kp_why "no 'no Ascend HAL' line"; return 1; }
+}
+kp_test load-no-hal t_load_no_hal
+
 t_load_no_core() {
-	insmod $KP/npu_peer_mem.ko || { kp_why "insmod"; return 1; }
+	kp_peer_load || { kp_why "insmod"; return 1; }
 	dmesg | grep -q "npu_peer_mem: no peer-memory core" || { kp_why "no 'no core' line"; return 1; }
-	dmesg | grep -q "npu_peer_mem: no Ascend HAL" || { kp_why "no 'no Ascend HAL' line"; return 1; }
-	[ "$(st abi)" = none ] && [ "$(st provider)" = sim ] || { kp_why "abi $(st abi) provider $(st provider)"; return 1; }
+	dmesg | grep -q "npu_peer_mem: HAL of npu_sim" || { kp_why "no 'HAL of npu_sim' line"; return 1; }
+	[ "$(st abi)" = none ] && [ "$(st provider)" = hal ] && [ "$(st hal)" = npu_sim ] ||
+		{ kp_why "abi $(st abi) provider $(st provider) hal $(st hal)"; return 1; }
+	rmmod npu_sim 2>/dev/null && { kp_why "npu_sim unloaded under npu_peer_mem"; return 1; }
 	zero load
 }
 kp_test load-no-core t_load_no_core
@@ -55,7 +65,7 @@ kp_test npu-bw-duplex-mixed t_npu_pair host npu "bw,duplex,size=65536,count=100"
 t_npu_dev_range() {
 	out=$(kpwrite "client,addr=$A,port=9,mem=npu,npu_dev=3,count=1")
 	[ "$out" = "errno=19" ] || { kp_why "want ENODEV, got $out"; return 1; }
-	dmesg | grep -q "npu_dev=3: npu_peer_mem has 1 device" || { kp_why "no dmesg line"; return 1; }
+	dmesg | grep -q "npu_dev=3: the NPU has 1 device" || { kp_why "no dmesg line"; return 1; }
 }
 kp_test npu-dev-out-of-range t_npu_dev_range
 
@@ -69,7 +79,7 @@ kp_test unload-no-core t_unload_no_core
 t_core_load() {
 	core=$1 args=$2 abi=$3 size=$4 tail=$5
 	insmod $KP/$core.ko || { kp_why "insmod $core"; return 1; }
-	insmod $KP/npu_peer_mem.ko $args || { kp_why "insmod npu_peer_mem $args"; return 1; }
+	kp_peer_load $args || { kp_why "insmod npu_peer_mem $args"; return 1; }
 	line=$(dmesg | grep "npu_peer_mem: registered with" | tail -1)
 	case "$line" in *"registered with $core: abi $abi, struct $size bytes"*) ;;
 		*) kp_why "load line: $line"; return 1 ;; esac
@@ -155,7 +165,8 @@ kp_test xsc-forced-mofed-rmmod t_core_rmmod xsc_core_sim
 # the xsc call order against a core that unmaps inside its invalidate callback
 t_load_mode() {
 	insmod $KP/$1.ko $2 || { kp_why "insmod $1 $2"; return 1; }
-	insmod $KP/npu_peer_mem.ko $3 || { kp_why "insmod npu_peer_mem"; return 1; }
+	if [ -n "$3" ]; then kp_sim_reload $3 || { kp_why "npu_sim $3"; return 1; }; fi
+	kp_peer_load || { kp_why "insmod npu_peer_mem"; return 1; }
 }
 kp_test xsc-unmap-inside-load t_load_mode xsc_core_sim unmap_in_invalidate=1 ""
 kp_test xsc-unmap-inside-free t_core_free_live xsc_core_sim
