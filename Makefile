@@ -40,7 +40,7 @@ clean:
 	rm -f Module.symvers modules.order .*.cmd .*.d
 	rm -f $(addsuffix .bin,$(UNIT_TESTS))
 
-tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h peer_client/peer_mem_abi.h tests/unit/kt.h
+tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h peer_client/peer_mem_abi.h peer_client/ascend_hal_abi.h tests/unit/kt.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS) -lm
 
 unit: $(addsuffix .bin,$(UNIT_TESTS))

@@ -172,13 +172,6 @@ static int npu_hal_get(struct npu_ctx *ctx, u64 *va, u64 *len,
 }
 
 /* A table as the HAL promises it, covering [va, va + len) in whole pages. */
-static bool npu_table_ok(const struct p2p_page_table *t, u64 va, u64 len)
-{
-	return t->version == P2P_GET_PAGE_VERSION && t->page_num &&
-	       is_power_of_2(t->page_size) && !(va & (t->page_size - 1)) &&
-	       t->page_num * t->page_size == len;
-}
-
 static int npu_get_pages(unsigned long addr, size_t size, int write, int force,
 			 struct sg_table *sg_head, void *client_context,
 			 u64 core_context)
@@ -200,7 +193,7 @@ static int npu_get_pages(unsigned long addr, size_t size, int write, int force,
 	ctx->core_context = core_context;
 	ctx->pinned = true;
 	spin_unlock(&ctx->lock);
-	if (!npu_table_ok(t, va, len)) {
+	if (!p2p_table_ok(t, va, len)) {
 		pr_err("npu_peer_mem: page table version %u, %llu pages of %llu bytes for 0x%llx: refused\n",
 		       t->version, t->page_num, t->page_size, va);
 		npu_put_table(ctx);
