@@ -96,13 +96,13 @@ static int npu_register(void)
 	}
 	owner = npu_core_mod ? module_name(npu_core_mod) : "vmlinux";
 
-	if (!strcmp(abi, "auto"))
+	if (!strcmp(abi, "auto")) {
 		yunscale = strstr(owner, "xsc");
-	else if (!strcmp(abi, "yunscale"))
+	} else if (!strcmp(abi, "yunscale")) {
 		yunscale = true;
-	else if (!strcmp(abi, "mofed"))
+	} else if (!strcmp(abi, "mofed")) {
 		yunscale = false;
-	else {
+	} else {
 		pr_err("npu_peer_mem: abi=%s: use auto, mofed or yunscale\n", abi);
 		module_put(npu_core_mod);
 		return -EINVAL;
