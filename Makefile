@@ -25,22 +25,25 @@ modules:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run scripts/setup"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
 
-# test-only modules: the stand-in peer-memory cores, fault injection
+# test-only modules: the stand-in peer-memory cores, fault injection, a
+# HAL user that breaks the rules on purpose
 test-modules: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/core W=$(W) modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/fault W=$(W) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/hal W=$(W) \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 
 # Not kbuild's clean: with M= it deletes every object file below M,
 # the debug lane's kernel tree in build/ included.
 clean:
-	find krping_npu peer_client proc tests/core tests/fault -type f \( -name '*.o' \
+	find krping_npu peer_client proc tests/core tests/fault tests/hal -type f \( -name '*.o' \
 		-o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '.*.cmd' -o -name '.*.d' -o -name modules.order \
 		-o -name Module.symvers \) -delete
 	rm -f Module.symvers modules.order .*.cmd .*.d
 	rm -f $(addsuffix .bin,$(UNIT_TESTS))
 
-tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h peer_client/peer_mem_abi.h tests/unit/kt.h
+tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h peer_client/peer_mem_abi.h peer_client/ascend_hal_abi.h tests/unit/kt.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS) -lm
 
 unit: $(addsuffix .bin,$(UNIT_TESTS))

@@ -17,11 +17,17 @@
 
 #include "krping_npu.h"
 #include "../peer_client/npu_peer_mem.h"
+#include "../peer_client/npu_sim.h"
 
-/* Take npu_peer_mem for the test; it stays loaded until kp_npu_put(). */
+/*
+ * Take npu_peer_mem, and the NPU runtime that allocates on the writer's
+ * behalf (the emulated NPU's), for the test; they stay loaded until
+ * kp_npu_put().
+ */
 int kp_npu_get(struct kp_cb *cb)
 {
 	const struct npu_peer_mem_ops *(*get_ops)(void);
+	const struct npu_sim_ops *(*get_rt)(void);
 
 	get_ops = symbol_get(npu_peer_mem_get_ops);
 	if (!get_ops) {
@@ -29,14 +35,16 @@ int kp_npu_get(struct kp_cb *cb)
 		return -ENODEV;
 	}
 	cb->npu = get_ops();
-	if (!cb->npu) {
-		symbol_put(npu_peer_mem_get_ops);
-		kp_err(cb, "mem=npu: npu_peer_mem has no NPU memory to allocate from");
+	get_rt = symbol_get(npu_sim_get_ops);
+	if (!get_rt) {
+		kp_err(cb, "mem=npu: no NPU runtime to allocate from (npu_sim is not loaded)");
+		kp_npu_put(cb);
 		return -ENODEV;
 	}
-	if (cb->opts.npu_dev >= cb->npu->ndevs) {
-		kp_err(cb, "npu_dev=%u: npu_peer_mem has %u device(s)",
-		       cb->opts.npu_dev, cb->npu->ndevs);
+	cb->npu_rt = get_rt();
+	if (cb->opts.npu_dev >= cb->npu_rt->ndevs) {
+		kp_err(cb, "npu_dev=%u: the NPU has %u device(s)",
+		       cb->opts.npu_dev, cb->npu_rt->ndevs);
 		kp_npu_put(cb);
 		return -ENODEV;
 	}
@@ -45,10 +53,14 @@ int kp_npu_get(struct kp_cb *cb)
 
 void kp_npu_put(struct kp_cb *cb)
 {
-	if (!cb->npu)
-		return;
-	cb->npu = NULL;
-	symbol_put(npu_peer_mem_get_ops);
+	if (cb->npu_rt) {
+		cb->npu_rt = NULL;
+		symbol_put(npu_sim_get_ops);
+	}
+	if (cb->npu) {
+		cb->npu = NULL;
+		symbol_put(npu_peer_mem_get_ops);
+	}
 }
 
 /*
@@ -105,7 +117,8 @@ int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 	b->shadow = kvzalloc(size, GFP_KERNEL);
 	if (!b->shadow)
 		return -ENOMEM;
-	b->npu_va = cb->npu->alloc(cb->opts.npu_dev, size);
+	/* owned by the writer, in whose context the HAL is asked */
+	b->npu_va = cb->npu_rt->alloc(cb->opts.npu_dev, size, current->tgid);
 	if (!b->npu_va) {
 		kp_err(cb, "no %u bytes of NPU memory on npu_dev %u", size,
 		       cb->opts.npu_dev);
@@ -186,7 +199,7 @@ void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b)
 	if (b->npu_ctx)
 		c->release(b->npu_ctx);
 	if (b->npu_va)
-		cb->npu->free(b->npu_va);
+		cb->npu_rt->free(b->npu_va);
 	kvfree(b->npu_mr_sgl);
 	kvfree(b->shadow);
 	memset(b, 0, sizeof(*b));
@@ -194,10 +207,10 @@ void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b)
 
 int kp_npu_copy_to(struct kp_cb *cb, struct kp_buf *b, u32 len)
 {
-	return cb->npu->copy_to(b->npu_va, b->shadow, len);
+	return cb->npu_rt->copy_to(b->npu_va, b->shadow, len);
 }
 
 int kp_npu_copy_from(struct kp_cb *cb, struct kp_buf *b, u32 len)
 {
-	return cb->npu->copy_from(b->shadow, b->npu_va, len);
+	return cb->npu_rt->copy_from(b->shadow, b->npu_va, len);
 }

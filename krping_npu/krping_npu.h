@@ -225,8 +225,9 @@ struct kp_cb {
 	struct kp_run run;
 	u32 errors;		/* failed completions, for progress reports */
 
-	/* mem=npu: npu_peer_mem's ops, held for the test */
+	/* mem=npu: npu_peer_mem's ops and the NPU runtime's, held for the test */
 	const struct npu_peer_mem_ops *npu;
+	const struct npu_sim_ops *npu_rt;
 
 	/* preallocated timestamps, ns: latency samples (a ring in duration
 	 * runs), or the post times of the bw window

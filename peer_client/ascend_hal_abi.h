@@ -45,6 +45,28 @@ struct p2p_page_table {
 
 typedef void (*p2p_free_callback)(void *data);
 
+#ifdef __KERNEL__
+/* the driver's API: npu_sim.ko defines it in the rig, found by name */
+int hal_kernel_p2p_get_pages(u64 va, u64 len, p2p_free_callback free_callback,
+			     void *data, struct p2p_page_table **page_table);
+int hal_kernel_p2p_put_pages(struct p2p_page_table *page_table);
+#endif
+
+/*
+ * Is @t a table this code can read, for [va, va + len) as asked?  Version
+ * 1, a power-of-two page size that va is aligned to, and exactly the pages
+ * asked for (page_num * page_size == len, without overflow).
+ */
+static inline int p2p_table_ok(const struct p2p_page_table *t, u64 va, u64 len)
+{
+	if (t->version != P2P_GET_PAGE_VERSION || !t->page_num ||
+	    !t->page_size || (t->page_size & (t->page_size - 1)) ||
+	    (va & (t->page_size - 1)))
+		return 0;
+	return t->page_num <= len / t->page_size &&
+	       t->page_num * t->page_size == len;
+}
+
 #define P2P_OFF(f)	offsetof(struct p2p_page_table, f)
 _Static_assert(sizeof(struct p2p_page_info) == 40, "p2p_page_info is 40 bytes");
 _Static_assert(P2P_OFF(version) == 0, "version");

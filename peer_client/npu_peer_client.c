@@ -31,6 +31,8 @@
 #include <linux/scatterlist.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
+#include <linux/log2.h>
+#include <linux/sizes.h>
 
 #include "npu_provider.h"
 #include "npu_peer_client.h"
@@ -40,6 +42,8 @@ struct npu_ctx {
 	spinlock_t lock;		/* the state below */
 	u64 va;
 	size_t size;
+	unsigned long first;		/* the table's entries covering [va, +size) */
+	unsigned int n;
 	u64 core_context;
 	bool via_core;			/* registered by a core, not krping_npu */
 	struct p2p_page_table *table;	/* from get_pages until put */
@@ -147,17 +151,39 @@ static void npu_put_table(struct npu_ctx *ctx)
 	kref_put(&ctx->ref, npu_ctx_free);
 }
 
+/*
+ * The HAL takes page-aligned ranges only, in the table's page size, which
+ * is known once it answers: huge (2 MiB) for giant-page memory, else the
+ * small page.  Ask for the range aligned to 2 MiB; where that is not the
+ * caller's memory, for the range aligned to PAGE_SIZE.
+ */
+static int npu_hal_get(struct npu_ctx *ctx, u64 *va, u64 *len,
+		       struct p2p_page_table **t)
+{
+	static const u64 aligns[] = { SZ_2M, PAGE_SIZE };
+	int i, ret = -EINVAL;
+
+	for (i = 0; i < ARRAY_SIZE(aligns) && ret == -EINVAL; i++) {
+		*va = ALIGN_DOWN(ctx->va, aligns[i]);
+		*len = ALIGN(ctx->va + ctx->size, aligns[i]) - *va;
+		ret = npu_prov->get_pages(*va, *len, npu_free_cb, ctx, t);
+	}
+	return ret;
+}
+
+/* A table as the HAL promises it, covering [va, va + len) in whole pages. */
 static int npu_get_pages(unsigned long addr, size_t size, int write, int force,
 			 struct sg_table *sg_head, void *client_context,
 			 u64 core_context)
 {
 	struct npu_ctx *ctx = client_context;
 	struct p2p_page_table *t;
+	u64 va, len;
 	int ret;
 
 	if (ctx->table || ctx->put_begun || addr != ctx->va || size != ctx->size)
 		return -EINVAL;
-	ret = npu_prov->get_pages(addr, size, npu_free_cb, ctx, &t);
+	ret = npu_hal_get(ctx, &va, &len, &t);
 	if (ret)
 		return ret;
 	/* the free callback may already be running: it finds this state */
@@ -167,13 +193,14 @@ static int npu_get_pages(unsigned long addr, size_t size, int write, int force,
 	ctx->core_context = core_context;
 	ctx->pinned = true;
 	spin_unlock(&ctx->lock);
-	if (t->version != P2P_GET_PAGE_VERSION || !t->page_num ||
-	    !t->page_size || (t->page_size & (t->page_size - 1))) {
-		pr_err("npu_peer_mem: page table version %u, %llu pages of %llu bytes: refused\n",
-		       t->version, t->page_num, t->page_size);
+	if (!p2p_table_ok(t, va, len)) {
+		pr_err("npu_peer_mem: page table version %u, %llu pages of %llu bytes for 0x%llx: refused\n",
+		       t->version, t->page_num, t->page_size, va);
 		npu_put_table(ctx);
 		return -EPROTO;
 	}
+	ctx->first = (addr - va) / t->page_size;
+	ctx->n = (addr + size - 1 - va) / t->page_size - ctx->first + 1;
 	return 0;
 }
 
@@ -229,17 +256,17 @@ static int npu_dma_map(struct sg_table *sg_head, void *client_context,
 
 	if (!t || ctx->mapped || ctx->dma || READ_ONCE(ctx->invalidated))
 		return -EINVAL;
-	ctx->dma = kvcalloc(t->page_num, sizeof(*ctx->dma), GFP_KERNEL);
+	ctx->dma = kvcalloc(ctx->n, sizeof(*ctx->dma), GFP_KERNEL);
 	if (!ctx->dma)
 		return -ENOMEM;
-	ret = sg_alloc_table(sg_head, t->page_num, GFP_KERNEL);
+	ret = sg_alloc_table(sg_head, ctx->n, GFP_KERNEL);
 	if (ret)
 		goto out_free;
 	ctx->dma_dev = dma_device;
 	ctx->map_len = t->page_size;
-	ctx->ram = npu_pa_is_ram(t->pages_info[0].pa);
-	for_each_sg(sg_head->sgl, sg, t->page_num, i) {
-		u64 pa = t->pages_info[i].pa;
+	ctx->ram = npu_pa_is_ram(t->pages_info[ctx->first].pa);
+	for_each_sg(sg_head->sgl, sg, ctx->n, i) {
+		u64 pa = t->pages_info[ctx->first + i].pa;
 		dma_addr_t dma;
 
 		if (npu_pa_is_ram(pa) != ctx->ram) {
@@ -285,12 +312,12 @@ static int npu_dma_map(struct sg_table *sg_head, void *client_context,
 		goto unwind;
 	}
 	ctx->sgt = sg_head;
-	ctx->nents = t->page_num;
+	ctx->nents = ctx->n;
 	ctx->mapped = true;
 	ctx->dma_live = true;
 	spin_unlock(&ctx->lock);
 	atomic_inc(&npu_stats.mappings);
-	*nmap = t->page_num;
+	*nmap = ctx->n;
 	return 0;
 
 unwind:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * npu_peer_main.c - npu_peer_mem.ko: choose an NPU provider, register the
+ * npu_peer_main.c - npu_peer_mem.ko: bind the Ascend HAL (the driver's on
+ * a real host, npu_sim.ko's in the rig: the same code), register the
  * peer-memory client with the RDMA core's peer-memory API when there is
  * one, in the layout that core expects, and offer the same callbacks to
  * krping_npu (npu_peer_mem_get_ops()).
@@ -13,7 +14,6 @@
 #include <linux/kprobes.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
@@ -26,19 +26,6 @@ MODULE_PARM_DESC(abi, "peer-memory layout: auto, mofed (136 B) or yunscale (152 
 static bool abi_stubs;
 module_param(abi_stubs, bool, 0444);
 MODULE_PARM_DESC(abi_stubs, "yunscale: stubs returning NULL instead of NULL pointers");
-static char *provider = "auto";
-module_param(provider, charp, 0444);
-MODULE_PARM_DESC(provider, "NPU memory provider: auto (ascend, else sim), ascend or sim");
-static unsigned int npu_devs = 1;
-module_param(npu_devs, uint, 0444);
-MODULE_PARM_DESC(npu_devs, "sim: number of NPU devices");
-static unsigned long hbm_mb = 64;
-module_param(hbm_mb, ulong, 0444);
-MODULE_PARM_DESC(hbm_mb, "sim: HBM per device in MiB");
-static unsigned long npu_page_size = SZ_2M;
-module_param_named(page_size, npu_page_size, ulong, 0444);
-MODULE_PARM_DESC(page_size, "sim: NPU page size, 4096 or 2097152");
-
 struct npu_peer_stats npu_stats;
 
 typedef void *(*register_peer_t)(const void *client,
@@ -51,7 +38,11 @@ static struct module *npu_core_mod;	/* owner of the register symbol */
 static const char *npu_abi_name = "none";
 static size_t npu_abi_size;
 static struct dentry *npu_debugfs;
-static struct npu_peer_mem_ops npu_ops;
+static const char *npu_hal_owner = "none";
+static const struct npu_peer_mem_ops npu_ops = {
+	.client = &npu_client.mofed,
+	.acquire = npu_acquire_direct,
+};
 
 unsigned long npu_lookup_symbol(const char *name)
 {
@@ -105,13 +96,13 @@ static int npu_register(void)
 	}
 	owner = npu_core_mod ? module_name(npu_core_mod) : "vmlinux";
 
-	if (!strcmp(abi, "auto"))
+	if (!strcmp(abi, "auto")) {
 		yunscale = strstr(owner, "xsc");
-	else if (!strcmp(abi, "yunscale"))
+	} else if (!strcmp(abi, "yunscale")) {
 		yunscale = true;
-	else if (!strcmp(abi, "mofed"))
+	} else if (!strcmp(abi, "mofed")) {
 		yunscale = false;
-	else {
+	} else {
 		pr_err("npu_peer_mem: abi=%s: use auto, mofed or yunscale\n", abi);
 		module_put(npu_core_mod);
 		return -EINVAL;
@@ -143,10 +134,9 @@ static int npu_register(void)
 static int npu_stats_show(struct seq_file *m, void *v)
 {
 	flush_workqueue(npu_wq);	/* deferred put_pages count as done */
-	seq_printf(m, "provider %s\nabi %s\nstruct_size %zu\n", npu_prov->name,
-		   npu_abi_name, npu_abi_size);
-	seq_printf(m, "allocs %d\npinned_pages %d\nmappings %d\ncontexts %d\ninvalidations %d\n",
-		   atomic_read(&npu_stats.allocs),
+	seq_printf(m, "provider %s\nhal %s\nabi %s\nstruct_size %zu\n",
+		   npu_prov->name, npu_hal_owner, npu_abi_name, npu_abi_size);
+	seq_printf(m, "pinned_pages %d\nmappings %d\ncontexts %d\ninvalidations %d\n",
 		   atomic_read(&npu_stats.pinned_pages),
 		   atomic_read(&npu_stats.mappings),
 		   atomic_read(&npu_stats.contexts),
@@ -160,28 +150,9 @@ DEFINE_SHOW_ATTRIBUTE(npu_stats);
 
 const struct npu_peer_mem_ops *npu_peer_mem_get_ops(void)
 {
-	return npu_ops.alloc ? &npu_ops : NULL;
+	return &npu_ops;
 }
 EXPORT_SYMBOL_GPL(npu_peer_mem_get_ops);
-
-static int npu_pick_provider(void)
-{
-	bool want_ascend = !strcmp(provider, "ascend");
-
-	if (strcmp(provider, "auto") && strcmp(provider, "sim") && !want_ascend) {
-		pr_err("npu_peer_mem: provider=%s: use auto, ascend or sim\n",
-		       provider);
-		return -EINVAL;
-	}
-	if (strcmp(provider, "sim")) {
-		if (!npu_ascend_bind(&npu_prov)) {
-			pr_info("npu_peer_mem: provider ascend (hal_kernel_p2p_get_pages)\n");
-			return 0;
-		}
-		pr_info("npu_peer_mem: no Ascend HAL (hal_kernel_p2p_get_pages); using the emulated NPU\n");
-	}
-	return npu_sim_init(npu_devs, hbm_mb, npu_page_size, &npu_prov);
-}
 
 static int __init npu_peer_init(void)
 {
@@ -190,22 +161,12 @@ static int __init npu_peer_init(void)
 	npu_wq = alloc_workqueue("npu_peer_mem", WQ_UNBOUND, 0);
 	if (!npu_wq)
 		return -ENOMEM;
-	ret = npu_pick_provider();
-	if (ret)
+	ret = npu_hal_bind(&npu_prov, &npu_hal_owner);
+	if (ret) {
+		pr_err("npu_peer_mem: no Ascend HAL (hal_kernel_p2p_get_pages): load the NPU driver, or npu_sim.ko in the rig, first\n");
 		goto err_wq;
-	if (npu_prov->alloc) {
-		pr_info("npu_peer_mem: emulated NPU: %u device(s), %lu MiB HBM each, %lu-byte pages\n",
-			npu_devs, hbm_mb, npu_prov->page_size);
-		npu_ops = (struct npu_peer_mem_ops) {
-			.client = &npu_client.mofed,
-			.acquire = npu_acquire_direct,
-			.alloc = npu_prov->alloc,
-			.free = npu_prov->free,
-			.copy_to = npu_prov->copy_to,
-			.copy_from = npu_prov->copy_from,
-			.ndevs = npu_prov->ndevs,
-		};
 	}
+	pr_info("npu_peer_mem: HAL of %s\n", npu_hal_owner);
 	ret = npu_register();
 	if (ret)
 		goto err;
@@ -213,8 +174,7 @@ static int __init npu_peer_init(void)
 	debugfs_create_file("stats", 0400, npu_debugfs, NULL, &npu_stats_fops);
 	return 0;
 err:
-	if (npu_prov->alloc)
-		npu_sim_exit();
+	npu_hal_unbind();
 err_wq:
 	destroy_workqueue(npu_wq);
 	return ret;
@@ -228,13 +188,12 @@ static void __exit npu_peer_exit(void)
 		module_put(npu_core_mod);
 	}
 	destroy_workqueue(npu_wq);
-	if (npu_prov->alloc)
-		npu_sim_exit();
+	npu_hal_unbind();
 }
 
 module_init(npu_peer_init);
 module_exit(npu_peer_exit);
 
 MODULE_AUTHOR("krping_npu developers");
-MODULE_DESCRIPTION("Peer-memory client for NPU memory (MOFED and YunScale layouts), with an emulated NPU");
+MODULE_DESCRIPTION("Peer-memory client for NPU memory through the Ascend HAL (MOFED and YunScale layouts)");
 MODULE_LICENSE("Dual BSD/GPL");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * npu_peer_mem.h - what npu_peer_mem.ko offers other modules (krping_npu,
- * the test core): its peer-memory callbacks and the NPU memory they serve.
+ * the test cores): its peer-memory callbacks.  NPU memory itself comes
+ * from the NPU runtime (in the rig: npu_sim.h).
  * Users take it with symbol_get(npu_peer_mem_get_ops), so they load and
  * fail cleanly when npu_peer_mem is absent.
  */
@@ -19,15 +20,6 @@ struct npu_peer_mem_ops {
 	 */
 	const struct peer_memory_client_mofed *client;
 	int (*acquire)(unsigned long addr, size_t size, void **client_context);
-	/* NPU memory of device @dev: an NPU virtual address, or 0 */
-	u64 (*alloc)(unsigned int dev, size_t size);
-	/* free it; live registrations on it are invalidated first */
-	int (*free)(u64 va);
-	/* host <-> NPU copies, standing in for the NPU's DMA engine */
-	int (*copy_to)(u64 va, const void *src, size_t len);
-	int (*copy_from)(void *dst, u64 va, size_t len);
-	/* the emulated NPU's number of devices */
-	unsigned int ndevs;
 };
 
 const struct npu_peer_mem_ops *npu_peer_mem_get_ops(void);

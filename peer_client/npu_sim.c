@@ -1,17 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * npu_sim.c - an emulated NPU: per device an HBM of hbm_mb MiB in pages of
- * page_size (4 KiB or 2 MiB), backed by host pages, behind its own NPU
- * virtual address range that never overlaps kernel addresses.  It serves
- * the HAL's get_pages/put_pages with its table layout and lifetime, an
- * allocator, and copies that stand in for the NPU's DMA engine.
+ * npu_sim.ko - an emulated Ascend NPU.  It plays the Ascend driver towards
+ * npu_peer_mem: hal_kernel_p2p_get_pages and hal_kernel_p2p_put_pages with
+ * the driver's signature, page-table layout (ascend_hal_abi.h) and rules,
+ * found by name exactly as on a real host.  Towards the rig it plays the
+ * NPU runtime: an allocator and copies (npu_sim.h).
  *
- * As on the real driver, a table outlives a free of its memory: the free
- * calls the table's free_callback, and the table stays until put_pages.
- * put_pages waits for a callback running on its table (the real driver
- * serialises the two); called from inside that callback it would
- * deadlock there, so here it is refused loudly.
+ * Per device an HBM of hbm_mb MiB in pages of page_size (4 KiB or 2 MiB),
+ * allocated at load, behind its own NPU virtual address range.  The rules
+ * it enforces, so that breaking one fails a test:
+ *  - memory belongs to a process: get_pages from any other process finds
+ *    no such address, as the driver looks it up in current->tgid's space;
+ *  - va and len page aligned, a free callback given;
+ *  - a table lives from get_pages to its put_pages, also after its memory
+ *    was freed; put_pages waits for a free callback running on its table,
+ *    so called from inside one it would deadlock: refused with a WARN;
+ *  - a table never put is a leak: counted, and reported at unload;
+ *  - once the free callbacks returned, the memory is poisoned and goes to
+ *    the next allocation, so a late DMA into it corrupts someone's data.
  */
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/io.h>
@@ -22,26 +30,41 @@
 #include <linux/sizes.h>
 #include <linux/wait.h>
 #include <linux/sched.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
 
-#include "npu_provider.h"
+#include "ascend_hal_abi.h"
+#include "npu_sim.h"
 
 #define SIM_VA_BASE	0x100000000000ull	/* 16 TiB */
 #define SIM_VA_SHIFT	36			/* 64 GiB window per device */
 #define SIM_MAX_DEVS	16
+#define SIM_POISON	0x6b
+
+static unsigned int npu_devs = 1;
+module_param(npu_devs, uint, 0444);
+MODULE_PARM_DESC(npu_devs, "number of NPU devices (1..16)");
+static unsigned long hbm_mb = 64;
+module_param(hbm_mb, ulong, 0444);
+MODULE_PARM_DESC(hbm_mb, "HBM per device in MiB, allocated at load");
+static unsigned long sim_page_size = SZ_2M;
+module_param_named(page_size, sim_page_size, ulong, 0444);
+MODULE_PARM_DESC(page_size, "NPU page size: 4096 or 2097152");
 
 struct sim_dev {
 	unsigned long *map;	/* one bit a page of HBM */
+	struct page **hbm;	/* the pages, each of sim_page_size */
 	unsigned long npages;
 };
 
 struct sim_alloc {
 	struct list_head node;
 	u64 va;
-	u64 size;
+	u64 size;		/* whole pages */
 	unsigned long first;	/* first page in the device's map */
 	unsigned long npages;
 	unsigned int dev;
-	struct page **pages;	/* one block of page_size per NPU page */
+	pid_t tgid;		/* the owning process */
 	struct list_head tables;
 };
 
@@ -51,20 +74,34 @@ struct sim_table {
 	p2p_free_callback free_cb;
 	void *data;
 	struct task_struct *cb_task;	/* running free_cb, or NULL */
+	bool freed;			/* on sim_freed */
 };
+
+static struct {
+	atomic_t allocs;
+	atomic_t tables;
+	atomic_t pinned_pages;
+	atomic_t freed_unput;		/* tables out on freed memory */
+	atomic_t refused;		/* get_pages against the rules */
+	atomic_t put_in_callback;	/* put_pages from inside a callback */
+} sim_stats;
 
 static DEFINE_MUTEX(sim_lock);		/* sim_allocs, device maps, tables */
 static LIST_HEAD(sim_allocs);
 static LIST_HEAD(sim_freed);		/* tables whose memory was freed */
 static DECLARE_WAIT_QUEUE_HEAD(sim_cb_wq);	/* a free_cb returned */
 static struct sim_dev sim_devs[SIM_MAX_DEVS];
-static unsigned int sim_ndevs;
-static unsigned long sim_page_size;
 static unsigned int sim_order;
+static struct dentry *sim_debugfs;
 
 static u64 sim_dev_base(unsigned int dev)
 {
 	return SIM_VA_BASE + ((u64)dev << SIM_VA_SHIFT);
+}
+
+static void *sim_page_addr(struct sim_alloc *a, unsigned long pg)
+{
+	return page_address(sim_devs[a->dev].hbm[a->first + pg]);
 }
 
 /* The allocation holding [va, va + len), under sim_lock. */
@@ -78,40 +115,22 @@ static struct sim_alloc *sim_find(u64 va, u64 len)
 	return NULL;
 }
 
-static void sim_free_backing(struct sim_alloc *a)
-{
-	unsigned long i;
-
-	for (i = 0; i < a->npages; i++)
-		if (a->pages[i])
-			__free_pages(a->pages[i], sim_order);
-	kvfree(a->pages);
-}
-
-static u64 sim_alloc(unsigned int dev, size_t size)
+static u64 sim_alloc(unsigned int dev, size_t size, pid_t tgid)
 {
 	struct sim_alloc *a;
-	unsigned long i, first;
+	unsigned long first;
 	u64 va = 0;
 
-	if (dev >= sim_ndevs || !size)
+	if (dev >= npu_devs || !size)
 		return 0;
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return 0;
 	a->npages = DIV_ROUND_UP(size, sim_page_size);
-	a->size = size;
+	a->size = (u64)a->npages * sim_page_size;
 	a->dev = dev;
+	a->tgid = tgid;
 	INIT_LIST_HEAD(&a->tables);
-	a->pages = kvcalloc(a->npages, sizeof(*a->pages), GFP_KERNEL);
-	if (!a->pages)
-		goto err;
-	for (i = 0; i < a->npages; i++) {
-		a->pages[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN,
-					  sim_order);
-		if (!a->pages[i])
-			goto err;
-	}
 
 	mutex_lock(&sim_lock);
 	first = bitmap_find_next_zero_area(sim_devs[dev].map,
@@ -121,29 +140,27 @@ static u64 sim_alloc(unsigned int dev, size_t size)
 		a->first = first;
 		a->va = sim_dev_base(dev) + (u64)first * sim_page_size;
 		list_add(&a->node, &sim_allocs);
-		atomic_inc(&npu_stats.allocs);
+		atomic_inc(&sim_stats.allocs);
 		va = a->va;
 	}
 	mutex_unlock(&sim_lock);
-	if (va)
-		return va;
-err:
-	if (a->pages)
-		sim_free_backing(a);
-	kfree(a);
-	return 0;
+	if (!va)
+		kfree(a);
+	return va;
 }
 
 /*
  * Free an allocation.  Each table still out on it is detached under the
  * lock, then told through its free callback outside it (a callback may
  * reach back into the RDMA core and from there into the peer client);
- * the table itself stays until its put_pages.
+ * the table itself stays until its put_pages.  When the callbacks have
+ * returned the memory is nobody's: poisoned, and free for the next.
  */
 static int sim_free(u64 va)
 {
 	struct sim_table *t;
 	struct sim_alloc *a;
+	unsigned long i;
 	LIST_HEAD(gone);
 
 	mutex_lock(&sim_lock);
@@ -163,43 +180,51 @@ static int sim_free(u64 va)
 		t->free_cb(t->data);
 		mutex_lock(&sim_lock);
 		list_move_tail(&t->node, &sim_freed);
+		t->freed = true;
+		atomic_inc(&sim_stats.freed_unput);
 		WRITE_ONCE(t->cb_task, NULL);
 		mutex_unlock(&sim_lock);
 		wake_up_all(&sim_cb_wq);
 	}
 
+	for (i = 0; i < a->npages; i++)
+		memset(sim_page_addr(a, i), SIM_POISON, sim_page_size);
 	mutex_lock(&sim_lock);
 	bitmap_clear(sim_devs[a->dev].map, a->first, a->npages);
 	mutex_unlock(&sim_lock);
-	sim_free_backing(a);
 	kfree(a);
-	atomic_dec(&npu_stats.allocs);
+	atomic_dec(&sim_stats.allocs);
 	return 0;
 }
 
-static int sim_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
-			 void *data, struct p2p_page_table **out)
+/* The Ascend HAL's get_pages, with the driver's rules (see the top). */
+int hal_kernel_p2p_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
+			     void *data, struct p2p_page_table **out)
 {
 	struct sim_table *t;
 	struct sim_alloc *a;
 	unsigned long first, i;
 	int ret = 0;
 
-	if (!len || !free_cb)
+	if (!out || !free_cb || !len || (va | len) & (sim_page_size - 1)) {
+		atomic_inc(&sim_stats.refused);
 		return -EINVAL;
+	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
 	mutex_lock(&sim_lock);
 	a = sim_find(va, len);
-	if (!a) {
-		ret = -EFAULT;
+	if (!a || a->tgid != current->tgid) {
+		/* looked up in the caller's address space: not there */
+		atomic_inc(&sim_stats.refused);
+		ret = -EINVAL;
 		goto out;
 	}
 	first = (va - a->va) / sim_page_size;
 	t->pt.version = P2P_GET_PAGE_VERSION;
 	t->pt.page_size = sim_page_size;
-	t->pt.page_num = (va + len - 1 - a->va) / sim_page_size - first + 1;
+	t->pt.page_num = len / sim_page_size;
 	t->pt.pages_info = kcalloc(t->pt.page_num, sizeof(*t->pt.pages_info),
 				   GFP_KERNEL);
 	if (!t->pt.pages_info) {
@@ -207,12 +232,13 @@ static int sim_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
 		goto out;
 	}
 	for (i = 0; i < t->pt.page_num; i++)
-		t->pt.pages_info[i].pa = page_to_phys(a->pages[first + i]);
+		t->pt.pages_info[i].pa =
+			page_to_phys(sim_devs[a->dev].hbm[a->first + first + i]);
 	t->free_cb = free_cb;
 	t->data = data;
 	list_add_tail(&t->node, &a->tables);
-	atomic_add(t->pt.page_num, &npu_stats.pinned_pages);
-	atomic_inc(&npu_stats.tables);
+	atomic_add(t->pt.page_num, &sim_stats.pinned_pages);
+	atomic_inc(&sim_stats.tables);
 	*out = &t->pt;
 out:
 	mutex_unlock(&sim_lock);
@@ -220,41 +246,41 @@ out:
 		kfree(t);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(hal_kernel_p2p_get_pages);
 
-static int sim_put_pages(struct p2p_page_table *pt)
+int hal_kernel_p2p_put_pages(struct p2p_page_table *pt)
 {
-	struct sim_table *t = container_of(pt, struct sim_table, pt);
+	struct sim_table *t;
+	bool freed;
 
+	if (!pt)
+		return -EINVAL;
+	t = container_of(pt, struct sim_table, pt);
 	/* no callback on the table from the check to the unlink */
 	mutex_lock(&sim_lock);
 	while (t->cb_task) {
 		if (t->cb_task == current) {
 			mutex_unlock(&sim_lock);
-			WARN(1, "npu_peer_mem: put_pages from inside the free callback: the Ascend driver deadlocks here\n");
+			atomic_inc(&sim_stats.put_in_callback);
+			WARN(1, "npu_sim: put_pages from inside the free callback: the Ascend driver deadlocks here\n");
 			return -EDEADLK;
 		}
 		mutex_unlock(&sim_lock);
 		wait_event(sim_cb_wq, !READ_ONCE(t->cb_task));
 		mutex_lock(&sim_lock);
 	}
+	freed = t->freed;
 	list_del(&t->node);
 	mutex_unlock(&sim_lock);
-	atomic_sub(pt->page_num, &npu_stats.pinned_pages);
-	atomic_dec(&npu_stats.tables);
+	if (freed)
+		atomic_dec(&sim_stats.freed_unput);
+	atomic_sub(pt->page_num, &sim_stats.pinned_pages);
+	atomic_dec(&sim_stats.tables);
 	kfree(pt->pages_info);
 	kfree(t);
 	return 0;
 }
-
-static bool sim_owns(u64 va, u64 len)
-{
-	bool mine;
-
-	mutex_lock(&sim_lock);
-	mine = sim_find(va, len);
-	mutex_unlock(&sim_lock);
-	return mine;
-}
+EXPORT_SYMBOL_GPL(hal_kernel_p2p_put_pages);
 
 /* Copy between host memory and NPU memory; @to_npu picks the direction. */
 static int sim_copy(u64 va, void *host, size_t len, bool to_npu)
@@ -270,10 +296,9 @@ static int sim_copy(u64 va, void *host, size_t len, bool to_npu)
 	}
 	while (len) {
 		u64 off = va - a->va;
-		unsigned long pg = off / sim_page_size;
 		size_t in = off % sim_page_size;
 		size_t n = min_t(size_t, len, sim_page_size - in);
-		void *npu = page_address(a->pages[pg]) + in;
+		void *npu = sim_page_addr(a, off / sim_page_size) + in;
 
 		if (to_npu)
 			memcpy(npu, host, n);
@@ -298,64 +323,112 @@ static int sim_copy_from(void *dst, u64 va, size_t len)
 	return sim_copy(va, dst, len, false);
 }
 
-static struct npu_provider sim_provider = {
-	.name = "sim",
-	.get_pages = sim_get_pages,
-	.put_pages = sim_put_pages,
-	.owns = sim_owns,
+static struct npu_sim_ops sim_ops = {
 	.alloc = sim_alloc,
 	.free = sim_free,
 	.copy_to = sim_copy_to,
 	.copy_from = sim_copy_from,
 };
 
-int npu_sim_init(unsigned int ndevs, unsigned long hbm_mb,
-		 unsigned long page_size, struct npu_provider **out)
+const struct npu_sim_ops *npu_sim_get_ops(void)
 {
-	unsigned int i;
+	return &sim_ops;
+}
+EXPORT_SYMBOL_GPL(npu_sim_get_ops);
 
-	if (!ndevs || ndevs > SIM_MAX_DEVS) {
-		pr_err("npu_peer_mem: npu_devs must be 1..%d\n", SIM_MAX_DEVS);
+static int sim_stats_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "devices %u\npage_size %lu\nhbm_mb %lu\n", npu_devs,
+		   sim_page_size, hbm_mb);
+	seq_printf(m, "allocs %d\nhal_tables %d\nhal_pages %d\nfreed_unput %d\nrefused %d\nput_in_callback %d\n",
+		   atomic_read(&sim_stats.allocs),
+		   atomic_read(&sim_stats.tables),
+		   atomic_read(&sim_stats.pinned_pages),
+		   atomic_read(&sim_stats.freed_unput),
+		   atomic_read(&sim_stats.refused),
+		   atomic_read(&sim_stats.put_in_callback));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sim_stats);
+
+static void sim_free_hbm(void)
+{
+	unsigned long i;
+	unsigned int d;
+
+	for (d = 0; d < SIM_MAX_DEVS; d++) {
+		struct sim_dev *sd = &sim_devs[d];
+
+		for (i = 0; sd->hbm && i < sd->npages; i++)
+			if (sd->hbm[i])
+				__free_pages(sd->hbm[i], sim_order);
+		kvfree(sd->hbm);
+		bitmap_free(sd->map);
+		sd->hbm = NULL;
+		sd->map = NULL;
+	}
+}
+
+static int __init npu_sim_init(void)
+{
+	unsigned long i;
+	unsigned int d;
+
+	if (!npu_devs || npu_devs > SIM_MAX_DEVS) {
+		pr_err("npu_sim: npu_devs must be 1..%d\n", SIM_MAX_DEVS);
 		return -EINVAL;
 	}
-	if (page_size != SZ_4K && page_size != SZ_2M) {
-		pr_err("npu_peer_mem: page_size must be 4096 or 2097152\n");
+	if (sim_page_size != SZ_4K && sim_page_size != SZ_2M) {
+		pr_err("npu_sim: page_size must be 4096 or 2097152\n");
 		return -EINVAL;
 	}
-	if (!hbm_mb || (hbm_mb << 20) < page_size ||
+	if (!hbm_mb || (hbm_mb << 20) < sim_page_size ||
 	    hbm_mb > (1ul << (SIM_VA_SHIFT - 20))) {
-		pr_err("npu_peer_mem: hbm_mb must be 1..%lu and hold a page\n",
+		pr_err("npu_sim: hbm_mb must be 1..%lu and hold a page\n",
 		       1ul << (SIM_VA_SHIFT - 20));
 		return -EINVAL;
 	}
-	sim_page_size = page_size;
-	sim_order = get_order(page_size);
-	for (i = 0; i < ndevs; i++) {
-		sim_devs[i].npages = (hbm_mb << 20) / page_size;
-		sim_devs[i].map = bitmap_zalloc(sim_devs[i].npages, GFP_KERNEL);
-		if (!sim_devs[i].map) {
-			sim_ndevs = i;
-			npu_sim_exit();
-			return -ENOMEM;
+	sim_order = get_order(sim_page_size);
+	for (d = 0; d < npu_devs; d++) {
+		struct sim_dev *sd = &sim_devs[d];
+
+		sd->npages = (hbm_mb << 20) / sim_page_size;
+		sd->map = bitmap_zalloc(sd->npages, GFP_KERNEL);
+		sd->hbm = kvcalloc(sd->npages, sizeof(*sd->hbm), GFP_KERNEL);
+		if (!sd->map || !sd->hbm)
+			goto nomem;
+		for (i = 0; i < sd->npages; i++) {
+			sd->hbm[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
+						 __GFP_NOWARN, sim_order);
+			if (!sd->hbm[i])
+				goto nomem;
 		}
 	}
-	sim_ndevs = ndevs;
-	sim_provider.page_size = page_size;
-	sim_provider.ndevs = ndevs;
-	*out = &sim_provider;
+	sim_ops.ndevs = npu_devs;
+	sim_ops.page_size = sim_page_size;
+	sim_debugfs = debugfs_create_dir("npu_sim", NULL);
+	debugfs_create_file("stats", 0400, sim_debugfs, NULL, &sim_stats_fops);
+	pr_info("npu_sim: %u device(s), %lu MiB HBM each, %lu-byte pages\n",
+		npu_devs, hbm_mb, sim_page_size);
 	return 0;
+nomem:
+	pr_err("npu_sim: no memory for %u x %lu MiB of HBM\n", npu_devs, hbm_mb);
+	sim_free_hbm();
+	return -ENOMEM;
 }
 
 /*
- * Frees what is left; nobody holds a context (module references).  A table
- * never put is a leak on the real driver: say so.
+ * Nobody holds a table of a live allocation: npu_peer_mem holds a module
+ * reference while it is bound.  A table never put is a leak on the real
+ * driver: say so.
  */
-void npu_sim_exit(void)
+static void __exit npu_sim_exit(void)
 {
 	struct sim_alloc *a, *tmp;
 	struct sim_table *t, *tt;
-	unsigned int i, leaked = 0;
+	unsigned int leaked = 0;
 
+	debugfs_remove_recursive(sim_debugfs);
 	list_for_each_entry_safe(a, tmp, &sim_allocs, node)
 		sim_free(a->va);
 	list_for_each_entry_safe(t, tt, &sim_freed, node) {
@@ -365,11 +438,14 @@ void npu_sim_exit(void)
 		leaked++;
 	}
 	if (leaked)
-		pr_err("npu_peer_mem: %u page table(s) never put (a leak on the Ascend driver)\n",
+		pr_err("npu_sim: %u page table(s) never put (a leak on the Ascend driver)\n",
 		       leaked);
-	for (i = 0; i < sim_ndevs; i++) {
-		bitmap_free(sim_devs[i].map);
-		sim_devs[i].map = NULL;
-	}
-	sim_ndevs = 0;
+	sim_free_hbm();
 }
+
+module_init(npu_sim_init);
+module_exit(npu_sim_exit);
+
+MODULE_AUTHOR("krping_npu developers");
+MODULE_DESCRIPTION("Emulated Ascend NPU: the HAL's P2P page tables and rules, an allocator");
+MODULE_LICENSE("Dual BSD/GPL");

@@ -4,6 +4,7 @@
 . /lib/kp/lib.sh
 . /root/*.env
 kp_rxe_up "$KP_RXE_ADDR" eth0 || { echo "KPRUN FAIL rxe0 on eth0"; exit 1; }
+insmod $KP/npu_sim.ko || echo "KPRUN FAIL insmod npu_sim"
 insmod $KP/npu_peer_mem.ko || echo "KPRUN FAIL insmod npu_peer_mem"
 insmod $KP/krping_npu.ko || { echo "KPRUN FAIL insmod krping_npu"; exit 1; }
 i=0

@@ -44,6 +44,7 @@
 #include <linux/log2.h>
 
 #include "../../peer_client/npu_peer_mem.h"
+#include "../../peer_client/npu_sim.h"
 
 static char *mode = CORE_SIM_DEFAULT_MODE;
 module_param(mode, charp, 0444);
@@ -382,7 +383,7 @@ static int core_refuse_test(void)
  * registers) a registration of it.
  */
 struct core_race {
-	const struct npu_peer_mem_ops *ops;
+	const struct npu_sim_ops *ops;
 	size_t size;
 	bool reg;		/* race a registration, not a deregistration */
 	u64 va;
@@ -431,7 +432,7 @@ static int core_race_map_fn(void *data)
 	return core_race_thread(data, 1);
 }
 
-static int core_race(const struct npu_peer_mem_ops *ops, unsigned long n,
+static int core_race(const struct npu_sim_ops *ops, unsigned long n,
 		     size_t size, bool reg)
 {
 	struct task_struct *t[2];
@@ -466,7 +467,8 @@ static int core_race(const struct npu_peer_mem_ops *ops, unsigned long n,
 	wake_up_process(t[1]);
 
 	for (i = 0; i < n && !ret; i++) {
-		r->va = ops->alloc(0, size);
+		/* a registration runs in its owner's context: the map thread */
+		r->va = ops->alloc(0, size, reg ? t[1]->tgid : current->tgid);
 		if (!r->va) {
 			ret = -ENOMEM;
 			break;
@@ -518,17 +520,17 @@ static int core_race(const struct npu_peer_mem_ops *ops, unsigned long n,
 
 static int core_cmd(char *cmd)
 {
-	const struct npu_peer_mem_ops *(*get_ops)(void);
-	const struct npu_peer_mem_ops *ops;
+	const struct npu_sim_ops *(*get_ops)(void);
+	const struct npu_sim_ops *ops;
 	unsigned long long a, b, n, i;
 	char what[8];
 	u32 id;
 	int ret = -EINVAL;
 
-	get_ops = symbol_get(npu_peer_mem_get_ops);
+	get_ops = symbol_get(npu_sim_get_ops);
 	ops = get_ops ? get_ops() : NULL;
 	if (sscanf(cmd, "alloc %llu", &a) == 1) {
-		u64 va = ops ? ops->alloc(0, a) : 0;
+		u64 va = ops ? ops->alloc(0, a, current->tgid) : 0;
 
 		WRITE_ONCE(last_va, va);
 		ret = va ? 0 : -ENOMEM;
@@ -551,7 +553,7 @@ static int core_cmd(char *cmd)
 		ret = core_refuse_test();
 	}
 	if (get_ops)
-		symbol_put(npu_peer_mem_get_ops);
+		symbol_put(npu_sim_get_ops);
 	return ret;
 }
 

@@ -16,7 +16,7 @@ export KP_SRV_PIN="taskset 2" KP_CLI_PIN="taskset 1"
 kp_rxe_up || exit 1
 modprobe crc32_pclmul 2>/dev/null
 insmod $KP/krping_npu.ko || exit 1
-insmod $KP/npu_peer_mem.ko || exit 1
+kp_peer_load || exit 1
 echo "KPBENCH env kernel=$(uname -r) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p')"
 
 iters() { case $1 in bw) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N ;;

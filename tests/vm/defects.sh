@@ -96,7 +96,7 @@ t_mr_exact() {
 	kp_idle "the overrun test"
 }
 if want mr; then
-	kp_test mr-exact-load insmod $KP/npu_peer_mem.ko
+	kp_test mr-exact-load kp_peer_load
 	kp_test mr-exact-host-64B t_mr_exact host 64
 	kp_test mr-exact-npu-64B t_mr_exact npu 64
 	kp_test mr-exact-npu-5000B t_mr_exact npu 5000
@@ -126,7 +126,7 @@ want longdev && kp_test record-63-char-device t_long_dev
 # client's sg_table intact.  $1 core, $2 its parameters, $3 the first id.
 t_first_id() {
 	core=$1 args=$2 first=$3
-	insmod $KP/$core.ko $args && insmod $KP/npu_peer_mem.ko ||
+	insmod $KP/$core.ko $args && kp_peer_load ||
 		{ kp_why "insmod $core $args"; return 1; }
 	rc=0
 	ctl $core "alloc $MB4" && va=$(cst $core last_va) &&
@@ -154,7 +154,7 @@ fi
 # memory, 1000 rounds; nothing left, no splat
 t_race() {
 	core=$1 args=$2 kind=$3
-	insmod $KP/$core.ko $args && insmod $KP/npu_peer_mem.ko ||
+	insmod $KP/$core.ko $args && kp_peer_load ||
 		{ kp_why "insmod $core $args"; return 1; }
 	rc=0
 	ctl $core "race 1000 2097152 $kind" || { kp_why "race: $(cst $core race)"; rc=1; }

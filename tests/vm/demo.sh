@@ -16,9 +16,9 @@ run() {
 
 kp_rxe_up || { say "rxe did not come up"; exit 1; }
 insmod $KP/krping_npu.ko || { say "insmod krping_npu failed"; exit 1; }
-insmod $KP/npu_peer_mem.ko || { say "insmod npu_peer_mem failed"; exit 1; }
+kp_peer_load || { say "insmod npu_peer_mem failed"; exit 1; }
 say "kernel $(uname -r); $(rdma link show | head -1)"
-dmesg | sed -n 's/.*\(npu_peer_mem: .*\)/KPDEMO \1/p'
+dmesg | sed -n 's/.*\(npu_sim: .*\|npu_peer_mem: .*\)/KPDEMO \1/p'
 say ""
 say "## host memory"
 run "addr=$A,port=9999,validate" "addr=$A,port=9999,size=4096,count=100,validate"
@@ -32,8 +32,10 @@ run "addr=$A,port=9999" "addr=$A,port=9999,mem=npu,bw,duplex,size=65536,count=30
 say ""
 say "# cat /sys/kernel/debug/npu_peer_mem/stats (all released)"
 tr '\n' ' ' < /sys/kernel/debug/npu_peer_mem/stats | sed 's/^/KPDEMO /'; echo
+say "# cat /sys/kernel/debug/npu_sim/stats (the emulated NPU)"
+tr '\n' ' ' < /sys/kernel/debug/npu_sim/stats | sed 's/^/KPDEMO /'; echo
 say ""
 say "# cat /proc/krping_npu"
 sed 's/^/KPDEMO /' /proc/krping_npu
-rmmod krping_npu && rmmod npu_peer_mem && say "rmmod krping_npu npu_peer_mem: ok"
+rmmod krping_npu && rmmod npu_peer_mem && rmmod npu_sim && say "rmmod krping_npu npu_peer_mem npu_sim: ok"
 if dmesg | grep -Eq "$SPLAT"; then say "kernel log: SPLAT"; else say "kernel log: clean"; fi

@@ -16,13 +16,22 @@ kp_kmsg() {
 	cat /tmp/kmsg.new
 }
 
+# A test that provokes a WARN on purpose brackets it with kp_expect_begin
+# and kp_expect_end; the splat checks here and in scripts/test skip what
+# lies between the two markers (the test checks it itself).
+KP_EXPECT_BEGIN="krping-test: expected splat begins"
+KP_EXPECT_END="krping-test: expected splat ends"
+kp_expect_begin() { echo "$KP_EXPECT_BEGIN" > /dev/kmsg; }
+kp_expect_end() { echo "$KP_EXPECT_END" > /dev/kmsg; }
+kp_unexpected() { sed "/$KP_EXPECT_BEGIN/,/$KP_EXPECT_END/d"; }
+
 kp_test() {
 	name=$1; shift
 	kp_kmsg > /dev/null
 	KP_WHY=""
 	"$@"
 	rc=$?
-	kp_kmsg > /tmp/kmsg.test
+	kp_kmsg | kp_unexpected > /tmp/kmsg.test
 	if grep -Eq "$SPLAT" /tmp/kmsg.test; then
 		echo "KPTEST FAIL $name: kernel splat"
 		grep -E -A20 "$SPLAT" /tmp/kmsg.test | head -40 | sed 's/^/KPLOG   /'
@@ -169,16 +178,29 @@ kp_check_bw() {
 		{ kp_why "BW_average and MsgRate disagree: $r"; return 1; }
 }
 
-# npu_peer_mem and the stand-in cores (tests/core)
+# npu_peer_mem, the emulated NPU (npu_sim) and the stand-in cores (tests/core)
 ST=/sys/kernel/debug/npu_peer_mem/stats
-# st KEY: a counter of npu_peer_mem; cst CORE KEY: of a stand-in core
-st() { awk -v k="$1" '$1 == k { print $2 }' $ST; }
+SST=/sys/kernel/debug/npu_sim/stats
+# st KEY: a counter of npu_peer_mem or npu_sim (allocs, hal_*, ...);
+# cst CORE KEY: of a stand-in core
+st() { cat $ST $SST 2>/dev/null | awk -v k="$1" '$1 == k { print $2 }'; }
+# kp_peer_load [ARGS]: npu_peer_mem over the emulated NPU's HAL (npu_sim
+# loaded first, with NPU_SIM_ARGS, unless it is loaded)
+kp_peer_load() {
+	[ -d /sys/module/npu_sim ] || insmod $KP/npu_sim.ko ${NPU_SIM_ARGS:-} || return 1
+	insmod $KP/npu_peer_mem.ko "$@"
+}
+# kp_sim_reload [ARGS]: npu_sim again, with ARGS (npu_peer_mem unloaded)
+kp_sim_reload() {
+	[ -d /sys/module/npu_sim ] && { rmmod npu_sim || return 1; }
+	insmod $KP/npu_sim.ko "$@"
+}
 cst() { awk -v k="$2" '$1 == k { print $2 }' "/sys/kernel/debug/$1/status"; }
 # ctl CORE CMD: a command to a stand-in core
 ctl() { printf '%s' "$2" > "/sys/kernel/debug/$1/ctl"; }
 # zero WHEN: every counter of npu_peer_mem at zero
 zero() {
-	for k in allocs pinned_pages mappings contexts tables; do
+	for k in allocs pinned_pages mappings contexts tables hal_tables hal_pages freed_unput; do
 		[ "$(st $k)" = 0 ] || { kp_why "$k=$(st $k) after $1"; return 1; }
 	done
 }

@@ -18,14 +18,96 @@ t_no_peer_mem() {
 }
 kp_test npu-without-peer-mem t_no_peer_mem
 
+# no HAL (no NPU driver, no npu_sim): npu_peer_mem refuses to load, and says why
+t_load_no_hal() {
+	insmod $KP/npu_peer_mem.ko 2>/dev/null && { kp_why "loaded without a HAL"; return 1; }
+	dmesg | grep -q "npu_peer_mem: no Ascend HAL (hal_kernel_p2p_get_pages): load" ||
+		{ kp_why "no 'no Ascend HAL' line"; return 1; }
+}
+kp_test load-no-hal t_load_no_hal
+
 t_load_no_core() {
-	insmod $KP/npu_peer_mem.ko || { kp_why "insmod"; return 1; }
+	kp_peer_load || { kp_why "insmod"; return 1; }
 	dmesg | grep -q "npu_peer_mem: no peer-memory core" || { kp_why "no 'no core' line"; return 1; }
-	dmesg | grep -q "npu_peer_mem: no Ascend HAL" || { kp_why "no 'no Ascend HAL' line"; return 1; }
-	[ "$(st abi)" = none ] && [ "$(st provider)" = sim ] || { kp_why "abi $(st abi) provider $(st provider)"; return 1; }
+	dmesg | grep -q "npu_peer_mem: HAL of npu_sim" || { kp_why "no 'HAL of npu_sim' line"; return 1; }
+	[ "$(st abi)" = none ] && [ "$(st provider)" = hal ] && [ "$(st hal)" = npu_sim ] ||
+		{ kp_why "abi $(st abi) provider $(st provider) hal $(st hal)"; return 1; }
+	rmmod npu_sim 2>/dev/null && { kp_why "npu_sim unloaded under npu_peer_mem"; return 1; }
 	zero load
 }
 kp_test load-no-core t_load_no_core
+
+# The HAL's rules, broken on purpose by hal_contract.ko: npu_sim must catch
+# each break as the Ascend driver would.  hc SCRIPT runs one script of
+# steps in a new process; its log lines land in /tmp/hc.log.
+HC=/sys/kernel/debug/hal_contract
+M2=2097152
+hc() {
+	echo > $HC/log
+	out=$(KP_PROC=$HC/ctl kpwrite "$1")
+	cat $HC/log > /tmp/hc.log
+	[ "$out" = "ret=${#1}" ] || { kp_why "script '$1': $out"; return 1; }
+}
+# hc_want LINE...: each LINE is in the log, in this order
+hc_want() {
+	awk 'BEGIN { for (i = 1; i < ARGC; i++) want[i] = ARGV[i]; n = ARGC - 1; ARGC = 1; j = 1 }
+	     j <= n && index($0, want[j]) == 1 { j++ }
+	     END { exit j <= n }' "$@" < /tmp/hc.log ||
+		{ kp_why "want '$*' in: $(tr '\n' '|' < /tmp/hc.log)"; return 1; }
+}
+t_hc_load() {
+	insmod $KP/hal_contract.ko || { kp_why "insmod hal_contract"; return 1; }
+	R0=$(st refused)
+	T0=$(st hal_tables)
+	hc "alloc 0 $((2 * M2));get 0 $((2 * M2));put 0;free" &&
+	hc_want "alloc ret=0 va=0x1000" "get ret=0 slot=0 pages=2 page_size=$M2 version=1" \
+		"put slot=0 ret=0" "free ret=0" || return 1
+	[ "$(st refused)" = "$R0" ] && [ "$(st hal_tables)" = "$T0" ] ||
+		{ kp_why "refused $(st refused) tables $(st hal_tables)"; return 1; }
+}
+kp_test hal-contract-owner t_hc_load
+# memory of another process: not found in the caller's address space
+t_hc_other() {
+	hc "alloc 0 $M2" && hc "get 0 $M2" && hc_want "get ret=-22" || return 1
+	[ "$(st refused)" = $((R0 + 1)) ] || { kp_why "refused $(st refused)"; return 1; }
+	hc "free" && hc_want "free ret=0"
+}
+kp_test hal-contract-other-process t_hc_other
+# unaligned va or len, no length, no callback: all refused with EINVAL
+t_hc_rules() {
+	hc "alloc 0 $((2 * M2));get 4096 $M2;get 0 4096;get 0 $((M2 + 1));get 0 0;get 0 $M2 nocb;get 0 $M2;put 0;free" &&
+	hc_want "alloc ret=0" "get ret=-22" "get ret=-22" "get ret=-22" "get ret=-22" \
+		"get ret=-22" "get ret=0 slot=0 pages=1" "put slot=0 ret=0" "free ret=0" || return 1
+	[ "$(st refused)" = $((R0 + 6)) ] || { kp_why "refused $(st refused), want $((R0 + 6))"; return 1; }
+}
+kp_test hal-contract-rules t_hc_rules
+# put_pages from inside the free callback deadlocks on the driver: the
+# emulated NPU refuses it with EDEADLK and a WARN; the put after it works
+t_hc_put_in_cb() {
+	p0=$(st put_in_callback)
+	kp_expect_begin
+	hc "alloc 0 $M2;get 0 $M2;cbput 0;free"
+	rc=$?
+	kp_kmsg > /tmp/hc.kmsg
+	kp_expect_end
+	[ $rc = 0 ] && hc_want "get ret=0 slot=0" "callback slot=0 put=-35" "free ret=0" || return 1
+	[ "$(grep -c 'WARNING:' /tmp/hc.kmsg)" = 1 ] &&
+		grep -q "npu_sim: put_pages from inside the free callback" /tmp/hc.kmsg ||
+		{ kp_why "no single WARN: $(grep -E "$SPLAT|npu_sim" /tmp/hc.kmsg | head -3)"; return 1; }
+	[ "$(st put_in_callback)" = $((p0 + 1)) ] && [ "$(st freed_unput)" = 1 ] ||
+		{ kp_why "put_in_callback $(st put_in_callback) freed_unput $(st freed_unput)"; return 1; }
+	hc "put 0" && hc_want "put slot=0 ret=0" || return 1
+	[ "$(st freed_unput)" = 0 ] && [ "$(st hal_tables)" = "$T0" ] ||
+		{ kp_why "after the put: freed_unput $(st freed_unput) tables $(st hal_tables)"; return 1; }
+}
+kp_test hal-contract-put-in-callback t_hc_put_in_cb
+# memory handed back is poisoned before the next allocation gets it
+t_hc_poison() {
+	hc "alloc 0 $M2;poke 0 90;poke $((M2 - 1)) 90;peek 0;get 0 $M2;put 0;free;alloc 0 $M2;peek 0;peek $((M2 - 1));free" &&
+	hc_want "alloc ret=0 va=0x100000000000" "peek ret=0 byte=0x5a" "free ret=0" \
+		"alloc ret=0 va=0x100000000000" "peek ret=0 byte=0x6b" "peek ret=0 byte=0x6b" "free ret=0"
+}
+kp_test hal-contract-poison t_hc_poison
 
 # krping_npu over NPU memory, both sides, each mode
 t_npu_pair() {
@@ -55,7 +137,7 @@ kp_test npu-bw-duplex-mixed t_npu_pair host npu "bw,duplex,size=65536,count=100"
 t_npu_dev_range() {
 	out=$(kpwrite "client,addr=$A,port=9,mem=npu,npu_dev=3,count=1")
 	[ "$out" = "errno=19" ] || { kp_why "want ENODEV, got $out"; return 1; }
-	dmesg | grep -q "npu_dev=3: npu_peer_mem has 1 device" || { kp_why "no dmesg line"; return 1; }
+	dmesg | grep -q "npu_dev=3: the NPU has 1 device" || { kp_why "no dmesg line"; return 1; }
 }
 kp_test npu-dev-out-of-range t_npu_dev_range
 
@@ -63,13 +145,28 @@ t_unload_no_core() {
 	rmmod npu_peer_mem || { kp_why "rmmod"; return 1; }
 }
 kp_test unload-no-core t_unload_no_core
+# a table never put is counted while its memory is freed, and named at unload
+t_hc_missing_put() {
+	hc "alloc 0 $M2;get 0 $M2;free;forget 0" &&
+	hc_want "get ret=0 slot=0" "callback slot=0 put=0" "free ret=0" "forget slot=0" || return 1
+	[ "$(st freed_unput)" = 1 ] && [ "$(st hal_tables)" = $((T0 + 1)) ] ||
+		{ kp_why "freed_unput $(st freed_unput) tables $(st hal_tables)"; return 1; }
+}
+kp_test hal-contract-missing-put t_hc_missing_put
+# the table hal-contract-missing-put never put: named when npu_sim goes
+t_hc_leak_at_unload() {
+	rmmod hal_contract && rmmod npu_sim || { kp_why "rmmod"; return 1; }
+	dmesg | grep -q "npu_sim: 1 page table(s) never put (a leak on the Ascend driver)" ||
+		{ kp_why "no leak line at unload"; return 1; }
+}
+kp_test hal-contract-leak-at-unload t_hc_leak_at_unload
 
 # npu_peer_mem under a stand-in core; $1 core module, $2 npu_peer_mem args,
 # $3 expected abi, $4 size, $5 tail as the core sees it
 t_core_load() {
 	core=$1 args=$2 abi=$3 size=$4 tail=$5
 	insmod $KP/$core.ko || { kp_why "insmod $core"; return 1; }
-	insmod $KP/npu_peer_mem.ko $args || { kp_why "insmod npu_peer_mem $args"; return 1; }
+	kp_peer_load $args || { kp_why "insmod npu_peer_mem $args"; return 1; }
 	line=$(dmesg | grep "npu_peer_mem: registered with" | tail -1)
 	case "$line" in *"registered with $core: abi $abi, struct $size bytes"*) ;;
 		*) kp_why "load line: $line"; return 1 ;; esac
@@ -155,7 +252,8 @@ kp_test xsc-forced-mofed-rmmod t_core_rmmod xsc_core_sim
 # the xsc call order against a core that unmaps inside its invalidate callback
 t_load_mode() {
 	insmod $KP/$1.ko $2 || { kp_why "insmod $1 $2"; return 1; }
-	insmod $KP/npu_peer_mem.ko $3 || { kp_why "insmod npu_peer_mem"; return 1; }
+	if [ -n "$3" ]; then kp_sim_reload $3 || { kp_why "npu_sim $3"; return 1; }; fi
+	kp_peer_load || { kp_why "insmod npu_peer_mem"; return 1; }
 }
 kp_test xsc-unmap-inside-load t_load_mode xsc_core_sim unmap_in_invalidate=1 ""
 kp_test xsc-unmap-inside-free t_core_free_live xsc_core_sim

@@ -8,7 +8,7 @@ PORT=9600
 t_setup() {
 	kp_rxe_up || { kp_why "rxe0"; return 1; }
 	insmod $KP/krping_npu.ko || { kp_why "insmod"; return 1; }
-	insmod $KP/npu_peer_mem.ko || { kp_why "insmod npu_peer_mem"; return 1; }
+	kp_peer_load || { kp_why "insmod npu_peer_mem"; return 1; }
 	kp_idle start
 }
 kp_test setup t_setup

@@ -6,7 +6,7 @@ cp /root/kpwrite /usr/bin/kpwrite
 t_setup() {
 	kp_rxe_up 192.0.2.1/24 eth0 || { kp_why "rxe0 on eth0"; return 1; }
 	insmod $KP/krping_npu.ko || { kp_why "insmod"; return 1; }
-	insmod $KP/npu_peer_mem.ko || { kp_why "insmod npu_peer_mem"; return 1; }
+	kp_peer_load || { kp_why "insmod npu_peer_mem"; return 1; }
 }
 kp_test a-setup t_setup
 

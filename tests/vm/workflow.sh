@@ -8,7 +8,7 @@ PORT=9300
 
 t_setup() {
 	kp_rxe_up || { kp_why "rxe0 did not come up"; return 1; }
-	insmod $KP/npu_peer_mem.ko || { kp_why "insmod npu_peer_mem"; return 1; }
+	kp_peer_load || { kp_why "insmod npu_peer_mem"; return 1; }
 	insmod $KP/krping_npu.ko || { kp_why "insmod krping_npu"; return 1; }
 	[ "$(stat -c %a /proc/krping_npu_json)" = 400 ] ||
 		{ kp_why "/proc/krping_npu_json is not 0400"; return 1; }
