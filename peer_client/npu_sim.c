@@ -32,9 +32,14 @@
 #include <linux/sched.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/miscdevice.h>
+#include <linux/uaccess.h>
+#include <linux/fs.h>
+#include <linux/compat.h>
 
 #include "ascend_hal_abi.h"
 #include "npu_sim.h"
+#include "npu_sim_uapi.h"
 
 #define SIM_VA_BASE	0x100000000000ull	/* 16 TiB */
 #define SIM_VA_SHIFT	36			/* 64 GiB window per device */
@@ -65,6 +70,7 @@ struct sim_alloc {
 	unsigned long npages;
 	unsigned int dev;
 	pid_t tgid;		/* the owning process */
+	const void *file;	/* the /dev/npu_simN file it came from, or NULL */
 	struct list_head tables;
 };
 
@@ -115,13 +121,14 @@ static struct sim_alloc *sim_find(u64 va, u64 len)
 	return NULL;
 }
 
-static u64 sim_alloc(unsigned int dev, size_t size, pid_t tgid)
+static u64 sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
+			 const void *file)
 {
 	struct sim_alloc *a;
 	unsigned long first;
 	u64 va = 0;
 
-	if (dev >= npu_devs || !size)
+	if (dev >= npu_devs || !size || size > sim_devs[dev].npages * sim_page_size)
 		return 0;
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
@@ -130,6 +137,7 @@ static u64 sim_alloc(unsigned int dev, size_t size, pid_t tgid)
 	a->size = (u64)a->npages * sim_page_size;
 	a->dev = dev;
 	a->tgid = tgid;
+	a->file = file;
 	INIT_LIST_HEAD(&a->tables);
 
 	mutex_lock(&sim_lock);
@@ -156,7 +164,7 @@ static u64 sim_alloc(unsigned int dev, size_t size, pid_t tgid)
  * the table itself stays until its put_pages.  When the callbacks have
  * returned the memory is nobody's: poisoned, and free for the next.
  */
-static int sim_free(u64 va)
+static int sim_free_for(u64 va, const void *file, bool any)
 {
 	struct sim_table *t;
 	struct sim_alloc *a;
@@ -165,7 +173,7 @@ static int sim_free(u64 va)
 
 	mutex_lock(&sim_lock);
 	a = sim_find(va, 1);
-	if (!a || a->va != va) {
+	if (!a || a->va != va || (!any && a->file != file)) {
 		mutex_unlock(&sim_lock);
 		return -ENOENT;
 	}
@@ -195,6 +203,17 @@ static int sim_free(u64 va)
 	kfree(a);
 	atomic_dec(&sim_stats.allocs);
 	return 0;
+}
+
+/* The rig's kernel allocator: memory for process @tgid, no file. */
+static u64 sim_alloc(unsigned int dev, size_t size, pid_t tgid)
+{
+	return sim_alloc_for(dev, size, tgid, NULL);
+}
+
+static int sim_free(u64 va)
+{
+	return sim_free_for(va, NULL, false);
 }
 
 /* The Ascend HAL's get_pages, with the driver's rules (see the top). */
@@ -336,6 +355,216 @@ const struct npu_sim_ops *npu_sim_get_ops(void)
 }
 EXPORT_SYMBOL_GPL(npu_sim_get_ops);
 
+/*
+ * /dev/npu_simN: the runtime's face (npu_sim_uapi.h).  Memory allocated
+ * through an open file is the allocating process's, and is freed when the
+ * file goes (close, exit, kill): free callbacks first, as the runtime
+ * frees a dead process's memory.
+ */
+struct sim_file {
+	unsigned int dev;
+	unsigned int nallocs;
+	struct mutex lock;	/* nallocs */
+};
+
+static struct miscdevice sim_misc[SIM_MAX_DEVS];
+static char sim_misc_name[SIM_MAX_DEVS][16];
+
+static int sim_open(struct inode *inode, struct file *file)
+{
+	struct miscdevice *m = file->private_data;
+	struct sim_file *sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+
+	if (!sf)
+		return -ENOMEM;
+	sf->dev = m - sim_misc;
+	mutex_init(&sf->lock);
+	file->private_data = sf;
+	return 0;
+}
+
+/* The va of one allocation of @sf, or 0 when it has none left. */
+static u64 sim_file_any(const struct sim_file *sf)
+{
+	struct sim_alloc *a;
+	u64 va = 0;
+
+	mutex_lock(&sim_lock);
+	list_for_each_entry(a, &sim_allocs, node)
+		if (a->file == sf) {
+			va = a->va;
+			break;
+		}
+	mutex_unlock(&sim_lock);
+	return va;
+}
+
+static int sim_release(struct inode *inode, struct file *file)
+{
+	struct sim_file *sf = file->private_data;
+	u64 va;
+
+	while ((va = sim_file_any(sf)))
+		sim_free_for(va, sf, false);
+	kfree(sf);
+	return 0;
+}
+
+/* Copy @c.len bytes between user memory and NPU memory of @sf's own. */
+static int sim_file_copy(struct sim_file *sf, const struct npu_sim_copy *c,
+			 bool to_npu)
+{
+	void __user *host = u64_to_user_ptr(c->host);
+	u64 va = c->va, left = c->len;
+	struct sim_alloc *a;
+	void *bounce;
+	int ret = 0;
+
+	mutex_lock(&sim_lock);
+	a = sim_find(va, left);
+	if (!a || a->file != sf)
+		ret = -EFAULT;
+	mutex_unlock(&sim_lock);
+	if (ret || !left)
+		return ret;
+	bounce = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
+	while (left && !ret) {
+		size_t n = min_t(u64, left, PAGE_SIZE);
+
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (to_npu) {
+			ret = copy_from_user(bounce, host, n) ? -EFAULT :
+			      sim_copy(va, bounce, n, true);
+		} else {
+			ret = sim_copy(va, bounce, n, false);
+			if (!ret && copy_to_user(host, bounce, n))
+				ret = -EFAULT;
+		}
+		host += n;
+		va += n;
+		left -= n;
+		cond_resched();
+	}
+	kfree(bounce);
+	return ret;
+}
+
+static int sim_ioctl_alloc(struct sim_file *sf, void __user *uarg)
+{
+	struct npu_sim_mem m;
+	int ret = 0;
+
+	if (copy_from_user(&m, uarg, sizeof(m)))
+		return -EFAULT;
+	mutex_lock(&sf->lock);
+	if (sf->nallocs >= NPU_SIM_MAX_ALLOCS) {
+		ret = -ENOSPC;
+	} else {
+		m.va = sim_alloc_for(sf->dev, m.size, current->tgid, sf);
+		if (m.va)
+			sf->nallocs++;
+		else
+			ret = -ENOMEM;
+	}
+	mutex_unlock(&sf->lock);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &m, sizeof(m))) {
+		sim_free_for(m.va, sf, false);
+		ret = -EFAULT;
+		goto gone;
+	}
+	return 0;
+gone:
+	mutex_lock(&sf->lock);
+	sf->nallocs--;
+	mutex_unlock(&sf->lock);
+	return ret;
+}
+
+static int sim_ioctl_free(struct sim_file *sf, void __user *uarg)
+{
+	u64 va;
+	int ret;
+
+	if (copy_from_user(&va, uarg, sizeof(va)))
+		return -EFAULT;
+	ret = sim_free_for(va, sf, false);
+	if (ret)
+		return ret;
+	mutex_lock(&sf->lock);
+	sf->nallocs--;
+	mutex_unlock(&sf->lock);
+	return 0;
+}
+
+static long sim_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct sim_file *sf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct npu_sim_copy c;
+
+	switch (cmd) {
+	case NPU_SIM_ALLOC:
+		return sim_ioctl_alloc(sf, uarg);
+	case NPU_SIM_FREE:
+		return sim_ioctl_free(sf, uarg);
+	case NPU_SIM_COPY_TO:
+	case NPU_SIM_COPY_FROM:
+		if (copy_from_user(&c, uarg, sizeof(c)))
+			return -EFAULT;
+		return sim_file_copy(sf, &c, cmd == NPU_SIM_COPY_TO);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations sim_fops = {
+	.owner = THIS_MODULE,
+	.open = sim_open,
+	.release = sim_release,
+	.unlocked_ioctl = sim_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static void sim_misc_remove(void)
+{
+	unsigned int d;
+
+	for (d = 0; d < SIM_MAX_DEVS; d++)
+		if (sim_misc[d].name) {
+			misc_deregister(&sim_misc[d]);
+			sim_misc[d].name = NULL;
+		}
+}
+
+static int sim_misc_add(void)
+{
+	unsigned int d;
+	int ret;
+
+	for (d = 0; d < npu_devs; d++) {
+		snprintf(sim_misc_name[d], sizeof(sim_misc_name[d]), "npu_sim%u", d);
+		sim_misc[d].minor = MISC_DYNAMIC_MINOR;
+		sim_misc[d].name = sim_misc_name[d];
+		sim_misc[d].fops = &sim_fops;
+		sim_misc[d].mode = 0600;
+		ret = misc_register(&sim_misc[d]);
+		if (ret) {
+			sim_misc[d].name = NULL;
+			sim_misc_remove();
+			return ret;
+		}
+	}
+	return 0;
+}
+
 static int sim_stats_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "devices %u\npage_size %lu\nhbm_mb %lu\n", npu_devs,
@@ -406,6 +635,11 @@ static int __init npu_sim_init(void)
 	}
 	sim_ops.ndevs = npu_devs;
 	sim_ops.page_size = sim_page_size;
+	if (sim_misc_add()) {
+		pr_err("npu_sim: cannot register /dev/npu_simN\n");
+		sim_free_hbm();
+		return -ENODEV;
+	}
 	sim_debugfs = debugfs_create_dir("npu_sim", NULL);
 	debugfs_create_file("stats", 0400, sim_debugfs, NULL, &sim_stats_fops);
 	pr_info("npu_sim: %u device(s), %lu MiB HBM each, %lu-byte pages\n",
@@ -428,9 +662,10 @@ static void __exit npu_sim_exit(void)
 	struct sim_table *t, *tt;
 	unsigned int leaked = 0;
 
+	sim_misc_remove();
 	debugfs_remove_recursive(sim_debugfs);
 	list_for_each_entry_safe(a, tmp, &sim_allocs, node)
-		sim_free(a->va);
+		sim_free_for(a->va, NULL, true);
 	list_for_each_entry_safe(t, tt, &sim_freed, node) {
 		list_del(&t->node);
 		kfree(t->pt.pages_info);

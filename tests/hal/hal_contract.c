@@ -9,6 +9,7 @@
  * about which process calls):
  *
  *   alloc DEV SIZE      NPU memory owned by this process; it becomes "the" va
+ *   at VA               make VA (hex) "the" va: memory someone else allocated
  *   get OFF LEN [nocb]  hal_kernel_p2p_get_pages(va + OFF, LEN) into a slot,
  *                       with a free callback, or with NULL for one
  *   put SLOT            hal_kernel_p2p_put_pages of the slot's table
@@ -128,6 +129,9 @@ static int hc_step(const struct npu_sim_ops *ops, char *step)
 	} else if (sscanf(step, "alloc %llu %llu", &a, &b) == 2) {
 		hc_va = ops->alloc(a, b, current->tgid);
 		hc_say("alloc ret=%d va=0x%llx\n", hc_va ? 0 : -ENOMEM, hc_va);
+	} else if (sscanf(step, "at %llx", &a) == 1) {
+		hc_va = a;
+		hc_say("at va=0x%llx\n", hc_va);
 	} else if (sscanf(step, "put %u", &i) == 1 && i < HC_SLOTS) {
 		ret = hal_kernel_p2p_put_pages(hc_slots[i].pt);
 		if (!ret)

@@ -1,6 +1,6 @@
 # VM tests of npu_peer_mem and krping_npu over NPU memory (issue: peer client).
 . /lib/kp/lib.sh
-cp /root/kpwrite /usr/bin/kpwrite
+cp /root/kpwrite /root/npumem /usr/bin/
 A=192.0.2.1
 PORT=9300
 MB4=4194304
@@ -109,6 +109,38 @@ t_hc_poison() {
 }
 kp_test hal-contract-poison t_hc_poison
 
+# /dev/npu_sim0, the runtime's face: a process allocates, copies in and
+# out, frees; its memory is its own, and goes when it does
+t_npudev_check() {
+	[ -c /dev/npu_sim0 ] || { kp_why "no /dev/npu_sim0"; return 1; }
+	a0=$(st allocs)
+	for size in 64 4096 3000001; do
+		out=$(npumem 0 $size check)
+		case $out in
+		va=0x*" ok") ;;
+		*) kp_why "$size bytes: $out"; return 1 ;;
+		esac
+	done
+	[ "$(st allocs)" = "$a0" ] || { kp_why "allocs $(st allocs), was $a0"; return 1; }
+}
+kp_test npu-dev-copy-check t_npudev_check
+t_npudev_owner_exit() {
+	a0=$(st allocs)
+	npumem 0 $((2 * M2)) hold > /tmp/hold.out &
+	hp=$!
+	i=0
+	while ! grep -q va= /tmp/hold.out && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	va=$(sed -n 's/^va=//p' /tmp/hold.out)
+	[ -n "$va" ] && [ "$(st allocs)" = $((a0 + 1)) ] ||
+		{ kp_why "holder: $(cat /tmp/hold.out), allocs $(st allocs)"; kill $hp; return 1; }
+	# another process's memory: the HAL does not find it
+	hc "at ${va#0x};get 0 $M2" && hc_want "at va=$va" "get ret=-22" || { kill $hp; return 1; }
+	kill -9 $hp
+	wait $hp 2>/dev/null
+	[ "$(st allocs)" = "$a0" ] || { kp_why "allocs $(st allocs) after the owner died"; return 1; }
+}
+kp_test npu-dev-owner-exit t_npudev_owner_exit
+
 # krping_npu over NPU memory, both sides, each mode
 t_npu_pair() {
 	smem=$1 cmem=$2 extra=$3 want=$4
@@ -160,6 +192,23 @@ t_hc_leak_at_unload() {
 		{ kp_why "no leak line at unload"; return 1; }
 }
 kp_test hal-contract-leak-at-unload t_hc_leak_at_unload
+# what a process may do through /dev/npu_sim0 is bounded
+t_npudev_limits() {
+	insmod $KP/npu_sim.ko page_size=4096 || { kp_why "insmod npu_sim"; return 1; }
+	npumem 0 4096 hold > /tmp/hold.out &
+	hp=$!
+	i=0
+	while ! grep -q va= /tmp/hold.out && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	va=$(sed -n 's/^va=//p' /tmp/hold.out)
+	out=$(npumem 0 4096 limits "$va")
+	kill -9 $hp
+	wait $hp 2>/dev/null
+	# 64 allocations, then ENOSPC; past the end and another's: EFAULT, ENOENT
+	[ "$out" = "allocs=64 errno=28 past=14 read=14 free=2" ] || { kp_why "$out"; return 1; }
+	[ "$(st allocs)" = 0 ] || { kp_why "allocs $(st allocs)"; return 1; }
+	rmmod npu_sim || { kp_why "rmmod npu_sim"; return 1; }
+}
+kp_test npu-dev-limits t_npudev_limits
 
 # npu_peer_mem under a stand-in core; $1 core module, $2 npu_peer_mem args,
 # $3 expected abi, $4 size, $5 tail as the core sees it
