@@ -26,7 +26,6 @@ MODULE_PARM_DESC(npu_va_size, "size of the NPU virtual address window");
 typedef int (*hal_get_pages_t)(u64 va, u64 len, p2p_free_callback free_cb,
 			       void *data, struct p2p_page_table **table);
 typedef int (*hal_put_pages_t)(struct p2p_page_table *table);
-typedef struct module *(*module_address_t)(unsigned long addr);
 
 static hal_get_pages_t hal_get_pages;
 static hal_put_pages_t hal_put_pages;
@@ -71,24 +70,14 @@ static struct npu_provider npu_hal = {
 
 int npu_hal_bind(struct npu_provider **out, const char **owner)
 {
-	module_address_t module_address;
 	unsigned long get, put;
 
 	get = npu_lookup_symbol("hal_kernel_p2p_get_pages");
 	put = npu_lookup_symbol("hal_kernel_p2p_put_pages");
 	if (!get || !put)
 		return -ENOENT;
-	/* __module_address() is not exported either */
-	module_address = (module_address_t)npu_lookup_symbol("__module_address");
-	if (module_address) {
-		preempt_disable();
-		hal_mod = module_address(get);
-		if (hal_mod && !try_module_get(hal_mod)) {
-			preempt_enable();
-			return -ENODEV;
-		}
-		preempt_enable();
-	}
+	if (npu_module_hold(get, &hal_mod))
+		return -ENODEV;
 	*owner = hal_mod ? module_name(hal_mod) : "vmlinux";
 	hal_get_pages = (hal_get_pages_t)get;
 	hal_put_pages = (hal_put_pages_t)put;

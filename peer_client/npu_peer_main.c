@@ -59,6 +59,31 @@ unsigned long npu_lookup_symbol(const char *name)
 	return lookup ? lookup(name) : 0;
 }
 
+/*
+ * Hold the module that defines @addr, found by name like everything else
+ * (__module_address() is not exported either).  *@mod is NULL for
+ * vmlinux, or when the lookup is not available; -ENODEV when the module
+ * is going away.
+ */
+int npu_module_hold(unsigned long addr, struct module **mod)
+{
+	module_address_t module_address;
+	int ret = 0;
+
+	*mod = NULL;
+	module_address = (module_address_t)npu_lookup_symbol("__module_address");
+	if (!module_address)
+		return 0;
+	preempt_disable();
+	*mod = module_address(addr);
+	if (*mod && !try_module_get(*mod)) {
+		*mod = NULL;
+		ret = -ENODEV;
+	}
+	preempt_enable();
+	return ret;
+}
+
 static void *npu_stub_get_context(u64 peer_id)
 {
 	return NULL;
@@ -71,7 +96,6 @@ static void npu_stub_put_context(void *context)
 /* Register with the core's peer-memory API; 0 when there is none. */
 static int npu_register(void)
 {
-	module_address_t module_address;
 	unsigned long reg, unreg;
 	register_peer_t register_fn;
 	bool yunscale;
@@ -83,17 +107,8 @@ static int npu_register(void)
 		pr_info("npu_peer_mem: no peer-memory core (ib_register_peer_memory_client); serving krping_npu only\n");
 		return 0;
 	}
-	/* __module_address() is not exported either */
-	module_address = (module_address_t)npu_lookup_symbol("__module_address");
-	if (module_address) {
-		preempt_disable();
-		npu_core_mod = module_address(reg);
-		if (npu_core_mod && !try_module_get(npu_core_mod)) {
-			preempt_enable();
-			return -ENODEV;
-		}
-		preempt_enable();
-	}
+	if (npu_module_hold(reg, &npu_core_mod))
+		return -ENODEV;
 	owner = npu_core_mod ? module_name(npu_core_mod) : "vmlinux";
 
 	if (!strcmp(abi, "auto")) {

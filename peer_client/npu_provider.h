@@ -47,5 +47,6 @@ extern struct npu_peer_stats npu_stats;
 
 /* kallsyms_lookup_name(), found through a kprobe (npu_peer_main.c) */
 unsigned long npu_lookup_symbol(const char *name);
+int npu_module_hold(unsigned long addr, struct module **mod);
 
 #endif /* NPU_PROVIDER_H */
