@@ -474,17 +474,13 @@ static int sim_ioctl_alloc(struct sim_file *sf, void __user *uarg)
 	mutex_unlock(&sf->lock);
 	if (ret)
 		return ret;
-	if (copy_to_user(uarg, &m, sizeof(m))) {
-		sim_free_for(m.va, sf, false);
-		ret = -EFAULT;
-		goto gone;
-	}
-	return 0;
-gone:
+	if (!copy_to_user(uarg, &m, sizeof(m)))
+		return 0;
+	sim_free_for(m.va, sf, false);
 	mutex_lock(&sf->lock);
 	sf->nallocs--;
 	mutex_unlock(&sf->lock);
-	return ret;
+	return -EFAULT;
 }
 
 static int sim_ioctl_free(struct sim_file *sf, void __user *uarg)
