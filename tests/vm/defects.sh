@@ -172,6 +172,17 @@ if want race; then
 	kp_test race-free-reg-xsc t_race xsc_core_sim "" reg
 fi
 
+# kp_relink NOTE: rdma link delete rxe0 must finish within 10 s (nothing
+# left holds the device), then rxe0 comes back; NOTE goes into the reason
+kp_relink() {
+	rm -f /tmp/linkdel
+	( rdma link delete rxe0 && touch /tmp/linkdel ) &
+	i=0
+	while [ ! -e /tmp/linkdel ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e /tmp/linkdel ] || { kp_why "rdma link delete rxe0 still blocked after 10 s$1"; return 1; }
+	rdma link add rxe0 type rxe netdev d0 || { kp_why "rxe0 again"; return 1; }
+}
+
 # 1. a server whose wait ends (timeout, signal, or its test's end) while
 # clients keep connecting leaves no cm_id behind: rdma link delete works
 # sh -c "$NICE19" sh CMD...: CMD at nice 19, in the sh's own pid (busybox
@@ -209,12 +220,7 @@ t_orphan() {
 	sleep 1
 	rc=0
 	kp_idle "90 servers under connecting clients" || rc=1
-	rm -f /tmp/linkdel
-	( rdma link delete rxe0 && touch /tmp/linkdel ) &
-	i=0
-	while [ ! -e /tmp/linkdel ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	[ -e /tmp/linkdel ] || { kp_why "rdma link delete rxe0 still blocked after 10 s"; return 1; }
-	rdma link add rxe0 type rxe netdev d0 || { kp_why "rxe0 again"; return 1; }
+	kp_relink "" || return 1
 	return $rc
 }
 want orphan && kp_test orphan-child-cm-id t_orphan
@@ -249,12 +255,7 @@ t_orphan_window() {
 	sleep 1
 	rc=0
 	kp_idle "6 servers ending while clients connect" || rc=1
-	rm -f /tmp/linkdel
-	( rdma link delete rxe0 && touch /tmp/linkdel ) &
-	i=0
-	while [ ! -e /tmp/linkdel ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	[ -e /tmp/linkdel ] || { kp_why "rdma link delete rxe0 still blocked after 10 s ($DELAY_HITS delays)"; return 1; }
-	rdma link add rxe0 type rxe netdev d0 || { kp_why "rxe0 again"; return 1; }
+	kp_relink " ($DELAY_HITS delays)" || return 1
 	return $rc
 }
 want orphan && kp_test orphan-child-window t_orphan_window
