@@ -18,6 +18,7 @@ enum kp_opt_type {
 	KP_T_ADDR6,	/* IPv6 text, optional %ifname or %scope */
 	KP_T_MEM,	/* host or npu */
 	KP_T_SIZES,	/* N:N:... and A-B (A, 2A, 4A, ... up to B) */
+	KP_T_U64,	/* non-zero number, decimal or 0x hex: an address, a length */
 };
 
 struct kp_opt_desc {
@@ -79,6 +80,10 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"data buffers in host or npu memory (default host)" },
 	[KP_OPT_NPU_DEV] = { "npu_dev", KP_T_U32, KP_F(npu_dev), 0, KP_MAX_NPU_DEV,
 		"mem=npu: NPU device (default 0)" },
+	[KP_OPT_NPU_VA] = { "npu_va", KP_T_U64, KP_F(npu_va), 0, 0,
+		"mem=npu: NPU memory of the writer's, page aligned, to carve buffers from" },
+	[KP_OPT_NPU_LEN] = { "npu_len", KP_T_U64, KP_F(npu_len), 0, 0,
+		"mem=npu: bytes at npu_va (with npu_va)" },
 	[KP_OPT_SIZES] = { "sizes", KP_T_SIZES, KP_F(sizes), 1, KP_MAX_SIZE,
 		"client rlat/wlat/bw: sweep, e.g. 64-65536 or 64:4096, one result a size" },
 	[KP_OPT_DURATION] = { "duration", KP_T_U32, KP_F(duration_s), 1,
@@ -389,7 +394,7 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 	}
 	if ((d->type == KP_T_U32 || d->type == KP_T_ADDR4 ||
 	     d->type == KP_T_ADDR6 || d->type == KP_T_MEM ||
-	     d->type == KP_T_SIZES) != has_val) {
+	     d->type == KP_T_SIZES || d->type == KP_T_U64) != has_val) {
 		kp_err(err, errlen, has_val ? "option '%s' takes no value" :
 		       "option '%s' needs a value", d->name);
 		return -EINVAL;
@@ -428,6 +433,20 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 			return -ERANGE;
 		}
 		*(u32 *)field = (u32)v;
+		break;
+	case KP_T_U64:
+		ret = kp_parse_u64(val, vlen, &v);
+		if (ret == -EINVAL) {
+			kp_err(err, errlen, "option '%s': '%.*s' is not a number",
+			       d->name, (int)(vlen > 32 ? 32 : vlen), val);
+			return ret;
+		}
+		if (ret || !v) {
+			kp_err(err, errlen, "option '%s': out of range [1, 2^64)",
+			       d->name);
+			return -ERANGE;
+		}
+		*(u64 *)field = v;
 		break;
 	case KP_T_MEM:
 		if (vlen == 4 && !memcmp(val, "host", 4)) {
@@ -551,6 +570,29 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 		kp_err(err, errlen, "'npu_dev' needs 'mem=npu'");
 		return -EINVAL;
 	}
+	if (kp_opt_given(o, KP_OPT_NPU_VA) != kp_opt_given(o, KP_OPT_NPU_LEN)) {
+		kp_err(err, errlen, "'npu_va' and 'npu_len' go together");
+		return -EINVAL;
+	}
+	if (kp_opt_given(o, KP_OPT_NPU_VA)) {
+		if (o->mem != KP_MEM_NPU) {
+			kp_err(err, errlen, "'npu_va' needs 'mem=npu'");
+			return -EINVAL;
+		}
+		if ((o->npu_va | o->npu_len) & (KP_NPU_VA_ALIGN - 1)) {
+			kp_err(err, errlen, "'npu_va' and 'npu_len' must be multiples of %u",
+			       KP_NPU_VA_ALIGN);
+			return -EINVAL;
+		}
+		if (kp_opt_given(o, KP_OPT_NPU_DEV)) {
+			kp_err(err, errlen, "'npu_dev' conflicts with 'npu_va': the memory decides the device");
+			return -EINVAL;
+		}
+		if (o->npu_va + o->npu_len < o->npu_va) {
+			kp_err(err, errlen, "'npu_va' + 'npu_len' wraps around");
+			return -ERANGE;
+		}
+	}
 	if (o->mem == KP_MEM_NPU && o->local_dma_lkey) {
 		kp_err(err, errlen, "'local_dma_lkey' needs host memory, not 'mem=npu'");
 		return -EINVAL;
@@ -658,6 +700,8 @@ int kp_opts_help(char *buf, size_t len)
 			snprintf(val, sizeof(val), "=host|npu");
 		else if (d->type == KP_T_SIZES)
 			snprintf(val, sizeof(val), "=N[-M][:...]");
+		else if (d->type == KP_T_U64)
+			snprintf(val, sizeof(val), "=N|0xN");
 		n += snprintf(buf + n, len - n, "%s%s\t%s\n", d->name, val, d->help);
 	}
 	return n;

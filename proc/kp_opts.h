@@ -31,6 +31,7 @@ enum kp_mem {
 };
 
 #define KP_MAX_NPU_DEV		15
+#define KP_NPU_VA_ALIGN		4096u	/* npu_va, npu_len, and the pieces carved */
 
 enum kp_mode {
 	KP_MODE_PING,
@@ -63,6 +64,8 @@ struct kp_opts {
 	u32 timeout_ms;
 	enum kp_mem mem;
 	u32 npu_dev;
+	u64 npu_va;			/* the writer's NPU memory, or 0 */
+	u64 npu_len;
 	bool validate;
 	bool verbose;
 	bool poll;
@@ -98,6 +101,8 @@ enum kp_opt_id {
 	KP_OPT_TIMEOUT,
 	KP_OPT_MEM,
 	KP_OPT_NPU_DEV,
+	KP_OPT_NPU_VA,
+	KP_OPT_NPU_LEN,
 	KP_OPT_SIZES,
 	KP_OPT_DURATION,
 	KP_OPT_PROGRESS,

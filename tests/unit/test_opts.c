@@ -74,8 +74,15 @@ static void test_every_option(void)
 	KT_CHECK(o.mode == KP_MODE_BW, "server bw");
 	expect_ok(BASE ",mem=npu,npu_dev=3");
 	KT_CHECK(o.mem == KP_MEM_NPU && o.npu_dev == 3, "mem=npu npu_dev=3");
+	expect_ok(BASE ",mem=npu,npu_va=0x100000200000,npu_len=8192");
+	KT_CHECK(o.npu_va == 0x100000200000ull && o.npu_len == 8192,
+		 "npu_va 0x%llx npu_len %llu", (unsigned long long)o.npu_va,
+		 (unsigned long long)o.npu_len);
+	expect_ok("server,addr=192.0.2.1,port=9,mem=npu,npu_va=4096,npu_len=0xffffffffffffe000");
+	KT_CHECK(o.npu_va == 4096 && o.npu_len == 0xffffffffffffe000ull,
+		 "npu_len near 2^64");
 	expect_ok(BASE ",mem=host");
-	KT_CHECK(o.mem == KP_MEM_HOST, "mem=host");
+	KT_CHECK(o.mem == KP_MEM_HOST && !o.npu_va && !o.npu_len, "mem=host");
 	KT_CHECK(!strcmp(kp_mem_name(KP_MEM_NPU), "npu") &&
 		 !strcmp(kp_mem_name(KP_MEM_HOST), "host"), "mem names");
 }
@@ -163,6 +170,24 @@ static void test_conflicts(void)
 	expect_err(BASE ",mem", -EINVAL, "needs a value");
 	expect_err(BASE ",mem=NPU", -EINVAL, "mem");
 	expect_err(BASE ",mem=npu,mem=host", -EINVAL, "twice");
+	expect_err(BASE ",mem=npu,npu_va=0x200000", -EINVAL, "together");
+	expect_err(BASE ",mem=npu,npu_len=4096", -EINVAL, "together");
+	expect_err(BASE ",npu_va=0x200000,npu_len=4096", -EINVAL, "mem=npu");
+	expect_err(BASE ",mem=npu,npu_va=0x200001,npu_len=4096", -EINVAL,
+		   "multiples of 4096");
+	expect_err(BASE ",mem=npu,npu_va=0x200000,npu_len=4097", -EINVAL,
+		   "multiples of 4096");
+	expect_err(BASE ",mem=npu,npu_va=0,npu_len=4096", -ERANGE, "npu_va");
+	expect_err(BASE ",mem=npu,npu_va=0x1000,npu_len=0", -ERANGE, "npu_len");
+	expect_err(BASE ",mem=npu,npu_va=0x10000000000000000,npu_len=4096",
+		   -ERANGE, "npu_va");
+	expect_err(BASE ",mem=npu,npu_va=0x1g,npu_len=4096", -EINVAL,
+		   "not a number");
+	expect_err(BASE ",mem=npu,npu_va=0xfffffffffffff000,npu_len=0x2000",
+		   -ERANGE, "wraps");
+	expect_err(BASE ",mem=npu,npu_dev=1,npu_va=0x1000,npu_len=0x1000",
+		   -EINVAL, "npu_dev");
+	expect_err(BASE ",mem=npu,npu_va,npu_len=4096", -EINVAL, "needs a value");
 }
 
 static void test_addresses(void)
@@ -267,6 +292,7 @@ static void test_help(void)
 		"size=", "validate", "verbose", "txdepth=", "poll",
 		"local_dma_lkey", "read_inv", "server_inv", "fr", "rlat", "wlat",
 		"bw", "duplex", "timeout=", "mem=host|npu", "npu_dev=",
+		"npu_va=N|0xN", "npu_len=N|0xN",
 		"sizes=N[-M][:...]", "duration=", "progress=",
 	};
 	unsigned int i;
