@@ -30,6 +30,7 @@ static int kp_run(const struct kp_opts *o)
 	cb->opts = *o;
 	cb->wait_ms = o->timeout_ms;
 	init_waitqueue_head(&cb->wq);
+	mutex_init(&cb->npu_lock);
 	cb->rec = kp_rec_new(o);
 	if (!cb->rec) {
 		kfree(cb);
@@ -43,9 +44,11 @@ static int kp_run(const struct kp_opts *o)
 		      kp_run_client(cb);
 	kp_npu_put(cb);
 
-	if (ret)
+	if (ret) {
 		pr_err(KP_NAME " %u: %s %s failed: error %d\n", cb->rec->id,
 		       kp_role_name(o->role), kp_mode_name(cb->rec->mode), ret);
+		kp_npu_report(cb, ret);
+	}
 	kp_rec_finish(cb->rec, ret);
 	kfree(cb);
 	atomic_dec(&kp_live.tests);

@@ -8,21 +8,27 @@
  * trimmed to the buffer and mapped into its fast-reg MR in pages the
  * device supports, so the MR covers exactly the buffer; teardown runs the
  * reverse.  The
- * CPU never touches NPU memory: a host shadow and the provider's copies
- * serve payload generation and validation.
+ * memory is the writer's: pieces of npu_va,npu_len, or in the rig the
+ * emulated NPU's allocations on its behalf.  Payload and validation go
+ * through a host shadow and a CPU mapping of the page table's physical
+ * addresses (memremap), the same for every NPU; the provider has no copy
+ * hook.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/log2.h>
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
 
 #include "krping_npu.h"
 #include "../peer_client/npu_peer_mem.h"
 #include "../peer_client/npu_sim.h"
 
 /*
- * Take npu_peer_mem, and the NPU runtime that allocates on the writer's
- * behalf (the emulated NPU's), for the test; they stay loaded until
- * kp_npu_put().
+ * Take npu_peer_mem for the test, and, without npu_va, the NPU runtime
+ * that allocates on the writer's behalf (the emulated NPU's); they stay
+ * loaded until kp_npu_put().
  */
 int kp_npu_get(struct kp_cb *cb)
 {
@@ -35,9 +41,12 @@ int kp_npu_get(struct kp_cb *cb)
 		return -ENODEV;
 	}
 	cb->npu = get_ops();
+	cb->npu_next = cb->opts.npu_va;
+	if (cb->opts.npu_va)
+		return 0;
 	get_rt = symbol_get(npu_sim_get_ops);
 	if (!get_rt) {
-		kp_err(cb, "mem=npu: no NPU runtime to allocate from (npu_sim is not loaded)");
+		kp_err(cb, "mem=npu without npu_va: no NPU runtime to allocate from (npu_sim is not loaded); pass the writer's NPU memory as npu_va,npu_len (npu_launch does)");
 		kp_npu_put(cb);
 		return -ENODEV;
 	}
@@ -61,6 +70,133 @@ void kp_npu_put(struct kp_cb *cb)
 		cb->npu = NULL;
 		symbol_put(npu_peer_mem_get_ops);
 	}
+}
+
+static const char *kp_npu_buf_name(struct kp_cb *cb, struct kp_buf *b)
+{
+	return b == &cb->start ? "start" : "rdma";
+}
+
+/*
+ * The NPU memory under @data was freed (its owner freed it or died): the
+ * peer client calls this as it would a core's invalidate, from the
+ * freeing process.  Stop the test's DMA into it before returning: the QP
+ * goes to the error state, so the device takes no further request of it,
+ * and a software device's packet processing still under way (it runs with
+ * bottom halves off) is waited out; a DMA device's mappings are torn down
+ * by the peer client after return.  The writer's CPU copies are excluded
+ * by npu_lock and refused from here on.  The writer sees kp_npu_check()
+ * fail and ends the test; nothing here waits for it.
+ */
+static void kp_npu_freed(void *data)
+{
+	struct kp_buf *b = data;
+	struct kp_cb *cb = b->cb;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	mutex_lock(&cb->npu_lock);
+	if (!cb->npu_freed)
+		WRITE_ONCE(cb->npu_freed, b);
+	if (cb->qp && ib_modify_qp(cb->qp, &attr, IB_QP_STATE))
+		kp_err(cb, "NPU memory freed: the QP does not enter the error state");
+	mutex_unlock(&cb->npu_lock);
+	synchronize_rcu();
+	kp_err(cb, "NPU buffer %s at 0x%llx freed under the test: stopped its DMA",
+	       kp_npu_buf_name(cb, b), b->npu_va);
+	wake_up_all(&cb->wq);
+}
+
+/* -EFAULT once NPU memory of the test was freed under it, else 0. */
+int kp_npu_check(struct kp_cb *cb)
+{
+	return READ_ONCE(cb->npu_freed) ? -EFAULT : 0;
+}
+
+/* The result line of a test whose NPU memory went: which buffer. */
+void kp_npu_report(struct kp_cb *cb, int ret)
+{
+	struct kp_buf *b = READ_ONCE(cb->npu_freed);
+
+	if (b)
+		kp_rec_result(cb, "error=%d npu_freed=%s", ret,
+			      kp_npu_buf_name(cb, b));
+}
+
+/*
+ * The writer's NPU memory for a buffer of @size bytes: the next page-aligned
+ * piece of npu_va,npu_len, or (the rig) an allocation of the emulated NPU's
+ * owned by the writer.
+ */
+static int kp_npu_va(struct kp_cb *cb, struct kp_buf *b, u32 size)
+{
+	u64 need = ALIGN((u64)size, KP_NPU_VA_ALIGN);
+	u64 left;
+
+	if (!cb->opts.npu_va) {
+		b->npu_va = cb->npu_rt->alloc(cb->opts.npu_dev, size,
+					      current->tgid);
+		if (!b->npu_va) {
+			kp_err(cb, "no %u bytes of NPU memory on npu_dev %u",
+			       size, cb->opts.npu_dev);
+			return -ENOMEM;
+		}
+		b->npu_owned = true;
+		return 0;
+	}
+	left = cb->opts.npu_va + cb->opts.npu_len - cb->npu_next;
+	if (need > left) {
+		kp_err(cb, "npu_len=%llu: %llu bytes left at 0x%llx, the %s buffer needs %llu",
+		       cb->opts.npu_len, left, cb->npu_next,
+		       kp_npu_buf_name(cb, b), need);
+		return -ENOSPC;
+	}
+	b->npu_va = cb->npu_next;
+	cb->npu_next += need;
+	cb->npu_bufs++;
+	return 0;
+}
+
+/* Map the NPU pages behind @b for the CPU: memremap, as GDRCopy maps a BAR. */
+static int kp_npu_map(struct kp_cb *cb, struct kp_buf *b)
+{
+	u64 off = b->npu_va & (b->npu_page - 1);
+	unsigned int i, n = DIV_ROUND_UP(off + b->size, b->npu_page);
+	int ret;
+
+	b->npu_cpu = kvcalloc(n, sizeof(*b->npu_cpu), GFP_KERNEL);
+	if (!b->npu_cpu)
+		return -ENOMEM;
+	b->npu_ncpu = n;
+	for (i = 0; i < n; i++) {
+		u64 pa;
+
+		ret = cb->npu->page_pa(b->npu_ctx, i, &pa);
+		if (ret) {
+			kp_err(cb, "NPU page %u of %u: no address (%d)", i, n,
+			       ret);
+			return ret;
+		}
+		/* RAM as it is mapped already; a BAR write-combined */
+		b->npu_cpu[i] = memremap(pa, b->npu_page,
+					 pfn_valid(PHYS_PFN(pa)) ?
+					 MEMREMAP_WB : MEMREMAP_WC);
+		if (!b->npu_cpu[i]) {
+			kp_err(cb, "memremap of NPU page %u at %pa failed", i,
+			       &pa);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void kp_npu_unmap(struct kp_buf *b)
+{
+	unsigned int i;
+
+	for (i = 0; b->npu_cpu && i < b->npu_ncpu; i++)
+		if (b->npu_cpu[i])
+			memunmap(b->npu_cpu[i]);
+	kvfree(b->npu_cpu);
 }
 
 /*
@@ -114,17 +250,16 @@ int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 	u32 npages;
 
 	b->size = size;
+	b->cb = cb;
 	b->shadow = kvzalloc(size, GFP_KERNEL);
 	if (!b->shadow)
 		return -ENOMEM;
-	/* owned by the writer, in whose context the HAL is asked */
-	b->npu_va = cb->npu_rt->alloc(cb->opts.npu_dev, size, current->tgid);
-	if (!b->npu_va) {
-		kp_err(cb, "no %u bytes of NPU memory on npu_dev %u", size,
-		       cb->opts.npu_dev);
-		return -ENOMEM;
-	}
-	if (cb->npu->acquire(b->npu_va, size, &b->npu_ctx) != 1) {
+	/* the writer's memory, registered in its context */
+	ret = kp_npu_va(cb, b, size);
+	if (ret)
+		return ret;
+	if (cb->npu->acquire(b->npu_va, size, kp_npu_freed, b,
+			     &b->npu_ctx) != 1) {
 		kp_err(cb, "npu_peer_mem does not claim 0x%llx", b->npu_va);
 		b->npu_ctx = NULL;
 		return -EFAULT;
@@ -152,6 +287,9 @@ int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 		       dev_name(&dev->dev), b->npu_page);
 		return -EOPNOTSUPP;
 	}
+	ret = kp_npu_map(cb, b);
+	if (ret)
+		return ret;
 	ret = kp_npu_trim(b, nmap);
 	if (ret) {
 		kp_err(cb, "%d entries do not cover %u bytes", nmap, size);
@@ -196,21 +334,58 @@ void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b)
 		c->dma_unmap(&b->npu_sgt, b->npu_ctx, kp_dev(cb)->dma_device);
 	if (b->npu_pinned)
 		c->put_pages(&b->npu_sgt, b->npu_ctx);
+	kp_npu_unmap(b);
 	if (b->npu_ctx)
 		c->release(b->npu_ctx);
-	if (b->npu_va)
+	if (b->npu_owned)
 		cb->npu_rt->free(b->npu_va);
+	else if (b->npu_va && !--cb->npu_bufs)
+		cb->npu_next = cb->opts.npu_va;	/* all pieces back */
 	kvfree(b->npu_mr_sgl);
 	kvfree(b->shadow);
 	memset(b, 0, sizeof(*b));
 }
 
+/*
+ * Copy between @b's shadow and its NPU memory, page by page; not once the
+ * memory was freed, and never while its free callback runs.
+ */
+static int kp_npu_copy(struct kp_cb *cb, struct kp_buf *b, u32 len,
+		       bool to_npu)
+{
+	u64 pos = b->npu_va & (b->npu_page - 1);
+	u8 *host = b->shadow;
+
+	if (len > b->size)
+		return -EINVAL;
+	mutex_lock(&cb->npu_lock);
+	if (cb->npu_freed) {
+		mutex_unlock(&cb->npu_lock);
+		return -EFAULT;
+	}
+	while (len) {
+		u32 in = pos & (b->npu_page - 1);
+		u32 n = min_t(u64, len, b->npu_page - in);
+		u8 *npu = (u8 *)b->npu_cpu[pos / b->npu_page] + in;
+
+		if (to_npu)
+			memcpy(npu, host, n);
+		else
+			memcpy(host, npu, n);
+		host += n;
+		pos += n;
+		len -= n;
+	}
+	mutex_unlock(&cb->npu_lock);
+	return 0;
+}
+
 int kp_npu_copy_to(struct kp_cb *cb, struct kp_buf *b, u32 len)
 {
-	return cb->npu_rt->copy_to(b->npu_va, b->shadow, len);
+	return kp_npu_copy(cb, b, len, true);
 }
 
 int kp_npu_copy_from(struct kp_cb *cb, struct kp_buf *b, u32 len)
 {
-	return cb->npu_rt->copy_from(b->shadow, b->npu_va, len);
+	return kp_npu_copy(cb, b, len, false);
 }

@@ -130,7 +130,9 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
 		kp_err(cb, "rdma_create_qp(sq %u): %d", cb->sq_depth, ret);
 		return ret;
 	}
+	mutex_lock(&cb->npu_lock);
 	cb->qp = id->qp;
+	mutex_unlock(&cb->npu_lock);
 	atomic_inc(&kp_live.qps);
 	cb->max_inline = qp_attr.cap.max_inline_data;
 
@@ -205,8 +207,11 @@ void kp_free_verbs(struct kp_cb *cb)
 
 	if (cb->qp) {
 		kp_drain(cb);
+		/* a free callback of NPU memory may be moving it to error */
+		mutex_lock(&cb->npu_lock);
 		rdma_destroy_qp(id);
 		cb->qp = NULL;
+		mutex_unlock(&cb->npu_lock);
 		atomic_dec(&kp_live.qps);
 	}
 	kp_stats_free(cb);
@@ -526,12 +531,15 @@ void kp_get_info(struct kp_cb *cb, const struct kp_rdma_info *info)
 	cb->remote_len = be32_to_cpu(info->size);
 }
 
-/* -ECONNRESET once the peer disconnected or the CM reported an error. */
+/*
+ * -ECONNRESET once the peer disconnected or the CM reported an error;
+ * -EFAULT once NPU memory of the test was freed under it.
+ */
 int kp_cm_check(struct kp_cb *cb)
 {
 	if (READ_ONCE(cb->cm_state) >= KP_CM_DISCONNECTED)
 		return READ_ONCE(cb->cm_error) ?: -ECONNRESET;
-	return 0;
+	return kp_npu_check(cb);
 }
 
 static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)

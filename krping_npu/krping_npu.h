@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/wait.h>
+#include <linux/mutex.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -153,7 +154,11 @@ struct kp_buf {
 	bool live;		/* kp_buf_alloc() ran: kp_buf_free() undoes */
 
 	/* mem=npu */
+	struct kp_cb *cb;	/* for the free callback */
 	u64 npu_va;
+	bool npu_owned;		/* allocated by the rig's runtime, not carved */
+	void **npu_cpu;		/* memremap()s of its NPU pages */
+	unsigned int npu_ncpu;
 	void *npu_ctx;		/* the peer client's context */
 	struct sg_table npu_sgt;
 	u64 npu_page;		/* the page table's page size */
@@ -227,7 +232,16 @@ struct kp_cb {
 
 	/* mem=npu: npu_peer_mem's ops and the NPU runtime's, held for the test */
 	const struct npu_peer_mem_ops *npu;
-	const struct npu_sim_ops *npu_rt;
+	const struct npu_sim_ops *npu_rt;	/* without npu_va only */
+	u64 npu_next;		/* npu_va: the next piece to carve */
+	unsigned int npu_bufs;	/* pieces out */
+	struct kp_buf *npu_freed;	/* whose NPU memory was freed under us */
+	/*
+	 * A free callback of NPU memory against what touches the memory or
+	 * the QP meanwhile: CPU copies into and out of it, the QP's creation
+	 * and destruction.
+	 */
+	struct mutex npu_lock;
 
 	/* preallocated timestamps, ns: latency samples (a ring in duration
 	 * runs), or the post times of the bw window
@@ -303,6 +317,8 @@ int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size);
 void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b);
 int kp_npu_copy_to(struct kp_cb *cb, struct kp_buf *b, u32 len);
 int kp_npu_copy_from(struct kp_cb *cb, struct kp_buf *b, u32 len);
+int kp_npu_check(struct kp_cb *cb);
+void kp_npu_report(struct kp_cb *cb, int ret);
 
 /* kp_ping.c */
 int kp_ping_client(struct kp_cb *cb);

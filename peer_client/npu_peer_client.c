@@ -46,6 +46,8 @@ struct npu_ctx {
 	unsigned int n;
 	u64 core_context;
 	bool via_core;			/* registered by a core, not krping_npu */
+	npu_freed_fn freed;		/* krping_npu's: whom to tell of a free */
+	void *freed_data;
 	struct p2p_page_table *table;	/* from get_pages until put */
 	struct sg_table *sgt;		/* the core's, filled by dma_map */
 	struct device *dma_dev;
@@ -87,7 +89,7 @@ static void npu_put_work(struct work_struct *w)
 }
 
 static int npu_acquire_ctx(unsigned long addr, size_t size, bool via_core,
-			   void **client_context)
+			   npu_freed_fn freed, void *data, void **client_context)
 {
 	struct npu_ctx *ctx;
 
@@ -102,6 +104,8 @@ static int npu_acquire_ctx(unsigned long addr, size_t size, bool via_core,
 	ctx->va = addr;
 	ctx->size = size;
 	ctx->via_core = via_core;
+	ctx->freed = freed;
+	ctx->freed_data = data;
 	/* a live context pins this module: rmmod waits for release() */
 	__module_get(THIS_MODULE);
 	atomic_inc(&npu_stats.contexts);
@@ -112,13 +116,28 @@ static int npu_acquire_ctx(unsigned long addr, size_t size, bool via_core,
 static int npu_acquire(unsigned long addr, size_t size, void *priv,
 		       char *peer_mem_name, void **client_context)
 {
-	return npu_acquire_ctx(addr, size, true, client_context);
+	return npu_acquire_ctx(addr, size, true, NULL, NULL, client_context);
 }
 
-/* krping_npu's own registrations: no core to tell of a free */
-int npu_acquire_direct(unsigned long addr, size_t size, void **client_context)
+/* krping_npu's own registrations: @freed stands in for the core's invalidate */
+int npu_acquire_direct(unsigned long addr, size_t size, npu_freed_fn freed,
+		       void *data, void **client_context)
 {
-	return npu_acquire_ctx(addr, size, false, client_context);
+	return npu_acquire_ctx(addr, size, false, freed, data, client_context);
+}
+
+int npu_page_pa(void *client_context, unsigned int i, u64 *pa)
+{
+	struct npu_ctx *ctx = client_context;
+	int ret = -EINVAL;
+
+	spin_lock(&ctx->lock);
+	if (ctx->pinned && i < ctx->n) {
+		*pa = ctx->table->pages_info[ctx->first + i].pa;
+		ret = 0;
+	}
+	spin_unlock(&ctx->lock);
+	return ret;
 }
 
 static void npu_free_cb(void *data);
@@ -135,7 +154,14 @@ static void npu_put_table(struct npu_ctx *ctx)
 	}
 	ctx->pinned = false;
 	ctx->put_begun = true;
-	defer = ctx->cb_task;
+	/*
+	 * A core may ask from inside its invalidate, or from a thread the
+	 * callback waits for: defer.  krping_npu asks from its own thread,
+	 * never waited for, and must know its freed() is over on return:
+	 * the provider's put_pages waits for the callback.
+	 */
+	defer = ctx->cb_task &&
+		(ctx->via_core || ctx->cb_task == current);
 	spin_unlock(&ctx->lock);
 	if (defer) {
 		atomic_inc(&npu_stats.deferred_puts);
@@ -373,7 +399,7 @@ static void npu_release(void *client_context)
 static void npu_free_cb(void *data)
 {
 	struct npu_ctx *ctx = data;
-	bool tell;
+	bool tell, tell_owner;
 
 	spin_lock(&ctx->lock);
 	if (ctx->invalidated || ctx->put_begun) {
@@ -386,12 +412,15 @@ static void npu_free_cb(void *data)
 	 * known, nor anything mapped: dma_map() will refuse.
 	 */
 	tell = ctx->pinned && ctx->via_core && npu_core_invalidate;
+	tell_owner = ctx->pinned && !ctx->via_core && ctx->freed;
 	ctx->cb_task = current;
 	kref_get(&ctx->ref);	/* whatever the provider's put_pages waits for */
 	spin_unlock(&ctx->lock);
 	atomic_inc(&npu_stats.invalidations);
 	if (tell)
 		npu_core_invalidate(npu_reg_handle, ctx->core_context);
+	if (tell_owner)
+		ctx->freed(ctx->freed_data);
 	npu_dma_release(ctx);
 	spin_lock(&ctx->lock);
 	ctx->cb_task = NULL;

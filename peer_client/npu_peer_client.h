@@ -5,6 +5,7 @@
 
 #include "peer_mem_abi.h"
 #include "npu_provider.h"
+#include "npu_peer_mem.h"
 
 /*
  * The registered struct.  In MOFED mode the core is given the 136-byte view
@@ -18,6 +19,8 @@ extern void *npu_reg_handle;
 /* where a put_pages asked for beside a free callback runs */
 extern struct workqueue_struct *npu_wq;
 
-int npu_acquire_direct(unsigned long addr, size_t size, void **client_context);
+int npu_acquire_direct(unsigned long addr, size_t size, npu_freed_fn freed,
+		       void *data, void **client_context);
+int npu_page_pa(void *client_context, unsigned int i, u64 *pa);
 
 #endif /* NPU_PEER_CLIENT_H */

@@ -42,6 +42,7 @@ static const char *npu_hal_owner = "none";
 static const struct npu_peer_mem_ops npu_ops = {
 	.client = &npu_client.mofed,
 	.acquire = npu_acquire_direct,
+	.page_pa = npu_page_pa,
 };
 
 unsigned long npu_lookup_symbol(const char *name)

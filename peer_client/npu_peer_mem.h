@@ -12,14 +12,30 @@
 #include <linux/types.h>
 #include "peer_mem_abi.h"
 
+/*
+ * Called, like a core's invalidate, when the memory of a pinned
+ * registration of krping_npu's own is freed under it.  On return nothing
+ * may reach the memory any more; the registration is then torn down as
+ * usual (dma_unmap, put_pages, release) by its owner.  It runs in the
+ * freeing process's context and must not wait for the owner's teardown.
+ */
+typedef void (*npu_freed_fn)(void *data);
+
 struct npu_peer_mem_ops {
 	/*
 	 * The callbacks, as registered with the RDMA core.  A registration of
 	 * krping_npu's own starts with acquire() below instead of the
-	 * client's: it has no core to tell when the memory goes.
+	 * client's, naming whom to tell when the memory goes.
 	 */
 	const struct peer_memory_client_mofed *client;
-	int (*acquire)(unsigned long addr, size_t size, void **client_context);
+	int (*acquire)(unsigned long addr, size_t size, npu_freed_fn freed,
+		       void *data, void **client_context);
+	/*
+	 * The physical address of NPU page @i of a pinned registration, page
+	 * 0 holding its first byte; pages are get_page_size() bytes.  For a
+	 * CPU mapping of the memory (memremap), never for DMA.
+	 */
+	int (*page_pa)(void *client_context, unsigned int i, u64 *pa);
 };
 
 const struct npu_peer_mem_ops *npu_peer_mem_get_ops(void);
