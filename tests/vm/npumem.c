@@ -7,6 +7,9 @@
  *                              free: prints "va=0x... ok" or the failure
  *   npumem DEV SIZE hold       alloc, print "va=0x...", then sleep until
  *                              killed: the memory goes with the process
+ *   npumem DEV SIZE poisoned   alloc, copy out, count the bytes that are
+ *                              not the free poison 0x6b: "va=0x... other=N"
+ *                              (0: nothing wrote the memory once freed)
  *   npumem DEV SIZE limits VA  alloc until refused: "allocs=N errno=E";
  *                              then a copy past the end of its first, and
  *                              a copy from and a free of VA, another
@@ -84,6 +87,36 @@ static int check(int fd, uint64_t size)
 	return 0;
 }
 
+static int poisoned(int fd, uint64_t size)
+{
+	struct npu_sim_mem m = { .size = size };
+	unsigned char *out = malloc(size);
+	uint64_t i, other = 0, first = 0;
+	int e;
+
+	if (!out)
+		return 1;
+	if (ioctl(fd, NPU_SIM_ALLOC, &m)) {
+		printf("alloc errno=%d\n", errno);
+		return 1;
+	}
+	e = copy(fd, NPU_SIM_COPY_FROM, m.va, out, size);
+	if (e) {
+		printf("copy errno=%d\n", e);
+		return 1;
+	}
+	for (i = 0; i < size; i++)
+		if (out[i] != 0x6b && !other++)
+			first = i;
+	if (other)
+		printf("va=0x%llx other=%llu first=%llu\n",
+		       (unsigned long long)m.va, (unsigned long long)other,
+		       (unsigned long long)first);
+	else
+		printf("va=0x%llx other=0\n", (unsigned long long)m.va);
+	return other != 0;
+}
+
 static int limits(int fd, uint64_t size, uint64_t other)
 {
 	struct npu_sim_mem m = { .size = size };
@@ -118,7 +151,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: npumem DEV SIZE check|hold|limits VA\n");
+		fprintf(stderr, "usage: npumem DEV SIZE check|hold|poisoned|limits VA\n");
 		return 2;
 	}
 	size = strtoull(argv[2], NULL, 0);
@@ -127,6 +160,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (!strcmp(argv[3], "check"))
 		return check(fd, size);
+	if (!strcmp(argv[3], "poisoned"))
+		return poisoned(fd, size);
 	if (!strcmp(argv[3], "limits") && argc == 5)
 		return limits(fd, size, strtoull(argv[4], NULL, 0));
 	if (strcmp(argv[3], "hold"))

@@ -1,6 +1,6 @@
 # VM tests of npu_peer_mem and krping_npu over NPU memory (issue: peer client).
 . /lib/kp/lib.sh
-cp /root/kpwrite /root/npumem /usr/bin/
+cp /root/kpwrite /root/npumem /root/npu_launch /usr/bin/
 A=192.0.2.1
 PORT=9300
 MB4=4194304
@@ -166,6 +166,180 @@ kp_test npu-wlat t_npu_pair npu npu "wlat,size=64,count=300" wlat 64 300
 kp_test npu-bw t_npu_pair npu npu "bw,size=65536,count=200" bw 65536 200
 kp_test npu-bw-duplex-mixed t_npu_pair host npu "bw,duplex,size=65536,count=100" bw 65536 100
 
+# npu_launch: the memory is the writing process's own, carved by krping_npu
+# from npu_va,npu_len; backends sim (/dev/npu_sim0) and acl (the runtime's
+# calls, here tests/acl's libascendcl.so over /dev/npu_sim0)
+NL="npu_launch --acl-lib /root/libascendcl.so"
+# kp_lpair BACKEND "SERVER_OPTS" "CLIENT_OPTS" [CLIENT_LAUNCH_ARGS]
+kp_lpair() {
+	be=$1
+	base=$(kp_last_id)
+	$NL -b "$be" "server,$2" > /tmp/lsrv.out 2>&1 &
+	spid=$!
+	i=0
+	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	sleep 0.2
+	$NL -b "$be" $4 "client,$3" > /tmp/lcli.out 2>&1
+	CRC=$?
+	wait $spid
+	SRC=$?
+	SID=$(kp_new_id "$base" server)
+	CID=$(kp_new_id "$base" client)
+}
+# t_launch BACKEND CLIENT_OPTS WANT...: WANT a ping line, or MODE and the
+# sizes of a sweep, each checked in its own result line
+t_launch() {
+	be=$1 extra=$2 want=$3
+	shift 3
+	PORT=$((PORT + 1))
+	a0=$(st allocs)
+	sv=
+	case $extra in *validate*) sv=,validate ;; esac
+	kp_lpair "$be" "addr=$A,port=$PORT$sv" "addr=$A,port=$PORT,$extra"
+	[ $CRC = 0 ] && [ $SRC = 0 ] && grep -q '^npu_launch: ok$' /tmp/lcli.out &&
+		grep -q '^npu_launch: ok$' /tmp/lsrv.out ||
+		{ kp_why "client $CRC: $(tail -3 /tmp/lcli.out | tr '\n' '|') server $SRC: $(tail -3 /tmp/lsrv.out | tr '\n' '|')"; return 1; }
+	# the command carried the launcher's memory, in the NPU's window
+	grep -q "^npu_launch: client,.*,mem=npu,npu_va=0x1000[0-9a-f]*,npu_len=[0-9]*$" /tmp/lcli.out &&
+		grep -q "^npu_launch: $be device 0: " /tmp/lcli.out ||
+		{ kp_why "command: $(grep '^npu_launch: ' /tmp/lcli.out | head -2 | tr '\n' '|')"; return 1; }
+	[ "$(kp_col $SID 4)" = npu ] && [ "$(kp_col $CID 4)" = npu ] || { kp_why "mem columns"; return 1; }
+	# the launcher printed its own test's records
+	grep -q "^$CID  *client " /tmp/lcli.out && grep -q "^$SID  *server " /tmp/lsrv.out ||
+		{ kp_why "records not printed"; return 1; }
+	case $want in
+	ping*) [ "$(kp_res $CID)" = "$want" ] && [ "$(kp_res $SID)" = "$want" ] ||
+		{ kp_why "$(kp_res $SID) / $(kp_res $CID)"; return 1; } ;;
+	*)	n=0
+		for size in "$@"; do
+			n=$((n + 1))
+			line=$(kp_res $CID | sed -n "${n}p")
+			if [ "$want" = bw ]; then
+				kp_check_bw "$line" "$size" 50 || return 1
+			else
+				kp_check_lat "$line" "$want" "$size" 50 || return 1
+			fi
+		done
+		[ "$(kp_res $CID | wc -l)" = $# ] || { kp_why "$(kp_res $CID | wc -l) results, want $#"; return 1; } ;;
+	esac
+	[ "$(st allocs)" = "$a0" ] || { kp_why "allocs $(st allocs), was $a0"; return 1; }
+	zero "$want" && kp_idle "$want"
+}
+SWEEP=64:4096:1048576:5000
+for be in sim acl; do
+	kp_test launch-$be-ping-64B t_launch $be "size=64,count=20,validate" "ping #bytes=64 rounds=20 validated=yes"
+	kp_test launch-$be-ping-4KiB t_launch $be "size=4096,count=20,validate" "ping #bytes=4096 rounds=20 validated=yes"
+	kp_test launch-$be-ping-1MiB t_launch $be "size=1048576,count=4,validate" "ping #bytes=1048576 rounds=4 validated=yes"
+	kp_test launch-$be-ping-5000B t_launch $be "size=5000,count=20,validate" "ping #bytes=5000 rounds=20 validated=yes"
+	kp_test launch-$be-rlat-sweep t_launch $be "rlat,sizes=$SWEEP,count=50" rlat 64 4096 1048576 5000
+	kp_test launch-$be-wlat-sweep t_launch $be "wlat,sizes=$SWEEP,count=50" wlat 64 4096 1048576 5000
+	kp_test launch-$be-bw-sweep t_launch $be "bw,sizes=$SWEEP,count=50" bw 64 4096 1048576 5000
+done
+
+# kp_srv_bg: a host-memory server on a new $PORT, in the background ($spid)
+kp_srv_bg() {
+	PORT=$((PORT + 1))
+	base=$(kp_last_id)
+	kpwrite "server,addr=$A,port=$PORT" > /tmp/lsrv.out 2>&1 &
+	spid=$!
+	i=0
+	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.2
+}
+# npu_va,npu_len too small for the test's buffers: ENOSPC, named
+t_launch_short() {
+	kp_srv_bg
+	out=$($NL -b sim -l $M2 "client,addr=$A,port=$PORT,size=1500000,count=1")
+	wait $spid
+	echo "$out" | grep -q '^npu_launch: errno=28 ' || { kp_why "$(echo "$out" | tail -2 | tr '\n' '|')"; return 1; }
+	dmesg | grep -q "npu_len=2097152: 593920 bytes left at 0x1000[0-9a-f]*, the rdma buffer needs 1503232" ||
+		{ kp_why "no dmesg line"; return 1; }
+	zero "short region" && kp_idle "short region"
+}
+kp_test launch-region-too-short t_launch_short
+# somebody else's memory: the HAL refuses it in the writer's context
+t_launch_not_owner() {
+	npumem 0 $M2 hold > /tmp/hold.out &
+	hp=$!
+	i=0
+	while ! grep -q va= /tmp/hold.out && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	va=$(sed -n 's/^va=//p' /tmp/hold.out)
+	kp_srv_bg
+	out=$(kpwrite "client,addr=$A,port=$PORT,count=1,mem=npu,npu_va=$va,npu_len=$M2")
+	wait $spid
+	kill -9 $hp
+	wait $hp 2>/dev/null
+	[ "$out" = "errno=22" ] || { kp_why "another's memory: $out"; return 1; }
+	dmesg | tail -20 | grep -q "get_pages: -22" || { kp_why "no get_pages line"; return 1; }
+	zero "another's memory" && kp_idle "another's memory"
+}
+kp_test launch-other-process-memory t_launch_not_owner
+
+# The owner frees its memory in the middle of a test (another thread of
+# the writing process): krping_npu's free callback moves the QP to error
+# before the memory is poisoned; the test fails with EFAULT naming the
+# buffer; nothing is left; and no byte of the freed memory is written
+# afterwards: reallocated, it still holds the poison everywhere.
+# $1: who owns the memory (server or client), $2: the client's test, $3:
+# the buffer told first (a ping client's start buffer was registered first)
+t_launch_freed() {
+	who=$1 test=$2 buf=$3
+	PORT=$((PORT + 1))
+	base=$(kp_last_id)
+	if [ $who = server ]; then
+		$NL -b sim -l $((4 * M2)) --free-after 1500 "server,addr=$A,port=$PORT" > /tmp/lsrv.out 2>&1 &
+	else
+		kpwrite "server,addr=$A,port=$PORT" > /tmp/lsrv.out 2>&1 &
+	fi
+	spid=$!
+	i=0
+	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.2
+	if [ $who = server ]; then
+		kpwrite "client,addr=$A,port=$PORT,$test" > /tmp/lcli.out 2>&1
+	else
+		$NL -b sim -l $((4 * M2)) --free-after 1500 "client,addr=$A,port=$PORT,$test" > /tmp/lcli.out 2>&1
+	fi
+	wait $spid
+	SID=$(kp_new_id "$base" server)
+	CID=$(kp_new_id "$base" client)
+	[ $who = server ] && { own=/tmp/lsrv.out; id=$SID; } || { own=/tmp/lcli.out; id=$CID; }
+	grep -q '^npu_launch: freed 0x.* after 1500 ms: 0$' $own &&
+		grep -q '^npu_launch: errno=14 ' $own ||
+		{ kp_why "owner: $(tail -4 $own | tr '\n' '|')"; return 1; }
+	[ "$(kp_res $id)" = "error=-14 npu_freed=$buf" ] || { kp_why "result: $(kp_res $id)"; return 1; }
+	dmesg | grep -q "krping_npu $id: NPU buffer $buf at 0x.* freed under the test: stopped its DMA" ||
+		{ kp_why "no dmesg line"; return 1; }
+	va=$(sed -n 's/^npu_launch: sim device 0: [0-9]* bytes at //p' $own)
+	out=$(npumem 0 $((4 * M2)) poisoned)
+	[ "$out" = "va=$va other=0" ] || { kp_why "freed memory at $va written afterwards: $out"; return 1; }
+	zero "freed under $test" && kp_idle "freed under $test"
+}
+kp_test launch-server-frees-mid-bw t_launch_freed server "bw,size=1048576,duration=20" rdma
+kp_test launch-client-frees-mid-ping t_launch_freed client "size=1048576,count=1000000,validate" start
+kp_test launch-client-frees-mid-rlat t_launch_freed client "rlat,size=1048576,duration=20" rdma
+# The owner is killed mid-bw: the write is interrupted, the test ends,
+# then the process's memory goes; nothing is left
+t_launch_killed() {
+	kp_srv_bg
+	$NL -b acl "client,addr=$A,port=$PORT,bw,size=65536,duration=20" > /tmp/lcli.out 2>&1 &
+	lp=$!
+	sleep 2
+	kill -9 $lp
+	wait $lp 2>/dev/null
+	wait $spid
+	CID=$(kp_new_id "$base" client)
+	case $(kp_res $CID) in
+	error=*) ;;
+	*) kp_why "client result: $(kp_res $CID)"; return 1 ;;
+	esac
+	[ "$(st allocs)" = 0 ] || { kp_why "allocs $(st allocs) after the owner died"; return 1; }
+	zero "owner killed" && kp_idle "owner killed"
+}
+kp_test launch-owner-killed-mid-bw t_launch_killed
+
 t_npu_dev_range() {
 	out=$(kpwrite "client,addr=$A,port=9,mem=npu,npu_dev=3,count=1")
 	[ "$out" = "errno=19" ] || { kp_why "want ENODEV, got $out"; return 1; }
@@ -282,11 +456,17 @@ t_core_rmmod() {
 kp_test mofed-load-auto t_core_load mofed_core_sim "" mofed 136 unread
 kp_test mofed-cycles t_core_cycles mofed_core_sim
 kp_test mofed-free-invalidates-once t_core_free_live mofed_core_sim
+# krping_npu's own registrations beside the core's: the owner's free still stops the test
+kp_test mofed-launch-server-frees-mid-bw t_launch_freed server "bw,size=1048576,duration=20" rdma
+kp_test mofed-launch-client-frees-mid-ping t_launch_freed client "size=65536,count=1000000,validate" start
 kp_test mofed-rmmod t_core_rmmod mofed_core_sim
 
 kp_test xsc-load-auto t_core_load xsc_core_sim "" yunscale 152 null
 kp_test xsc-cycles t_core_cycles xsc_core_sim
 kp_test xsc-free-invalidates-once t_core_free_live xsc_core_sim
+# krping_npu's own registrations beside the core's: the owner's free still stops the test
+kp_test xsc-launch-server-frees-mid-bw t_launch_freed server "bw,size=1048576,duration=20" rdma
+kp_test xsc-launch-client-frees-mid-ping t_launch_freed client "size=65536,count=1000000,validate" start
 kp_test xsc-rmmod t_core_rmmod xsc_core_sim
 
 kp_test xsc-abi-stubs t_core_load xsc_core_sim "abi_stubs=1" yunscale 152 set

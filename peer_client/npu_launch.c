@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * npu_launch - run one krping_npu command over NPU memory this process owns.
+ *
+ * On an Ascend host NPU memory is allocated by the NPU runtime in a user
+ * process (aclrtMalloc) and belongs to it: the driver's
+ * hal_kernel_p2p_get_pages serves only that process.  So the process that
+ * allocates must also be the one that writes the command to
+ * /proc/krping_npu, in whose context krping_npu registers the memory.
+ * npu_launch is that process: it allocates a region on the chosen device,
+ * clears it, appends mem=npu,npu_va=...,npu_len=... to the command, writes
+ * it, prints the test's records and frees the region.
+ *
+ * Backends:
+ *   sim  the emulated NPU's /dev/npu_simN (peer_client/npu_sim_uapi.h)
+ *   acl  Ascend's runtime, libascendcl.so, loaded with dlopen (no CANN SDK
+ *        needed to build): aclInit, aclrtSetDevice, aclrtMalloc,
+ *        aclrtMemcpy, aclrtFree, aclrtResetDevice, aclFinalize
+ *   auto (default) sim when /dev/npu_simN exists, else acl
+ *
+ * Exit status: 0 when the write succeeded, 1 when the test failed (the
+ * errno is printed), 2 on a usage or setup error.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "npu_sim_uapi.h"
+
+#define NL_ALIGN	(2u << 20)	/* NPU huge page: get_pages' granule */
+#define NL_PIECE	4096u		/* krping_npu carves in these */
+#define NL_CHUNK	(1u << 20)	/* copies */
+#define NL_CMD_MAX	1024
+#define NL_SERVER_LEN	(8u << 20)
+
+struct nl_backend {
+	const char *name;
+	int (*open)(int dev);
+	int (*alloc)(uint64_t size, uint64_t *va);
+	int (*free)(uint64_t va);
+	int (*to_npu)(uint64_t va, const void *src, uint64_t len);
+	void (*close)(int dev);
+};
+
+/* --- sim: /dev/npu_simN --- */
+
+static int nl_sim_fd = -1;
+
+static int nl_sim_open(int dev)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/npu_sim%d", dev);
+	nl_sim_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (nl_sim_fd < 0) {
+		fprintf(stderr, "npu_launch: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int nl_sim_alloc(uint64_t size, uint64_t *va)
+{
+	struct npu_sim_mem m = { .size = size };
+
+	if (ioctl(nl_sim_fd, NPU_SIM_ALLOC, &m))
+		return -errno;
+	*va = m.va;
+	return 0;
+}
+
+static int nl_sim_free(uint64_t va)
+{
+	return ioctl(nl_sim_fd, NPU_SIM_FREE, &va) ? -errno : 0;
+}
+
+static int nl_sim_to_npu(uint64_t va, const void *src, uint64_t len)
+{
+	struct npu_sim_copy c = {
+		.va = va, .host = (uintptr_t)src, .len = len,
+	};
+
+	return ioctl(nl_sim_fd, NPU_SIM_COPY_TO, &c) ? -errno : 0;
+}
+
+static void nl_sim_close(int dev)
+{
+	(void)dev;
+	close(nl_sim_fd);
+}
+
+static const struct nl_backend nl_sim = {
+	.name = "sim",
+	.open = nl_sim_open,
+	.alloc = nl_sim_alloc,
+	.free = nl_sim_free,
+	.to_npu = nl_sim_to_npu,
+	.close = nl_sim_close,
+};
+
+/* --- acl: Ascend's runtime through dlopen --- */
+
+#define NL_ACL_HUGE_FIRST	0	/* aclrtMemMallocPolicy */
+#define NL_ACL_H2D		1	/* aclrtMemcpyKind */
+
+static struct {
+	void *lib;
+	int (*init)(const char *config);
+	int (*set_device)(int32_t dev);
+	int (*malloc)(void **ptr, size_t size, int policy);
+	int (*memcpy)(void *dst, size_t max, const void *src, size_t n,
+		      int kind);
+	int (*free)(void *ptr);
+	int (*reset_device)(int32_t dev);
+	int (*finalize)(void);
+} nl_acl;
+
+static const char *nl_acl_path = "libascendcl.so";
+
+static int nl_acl_sym(void **fn, const char *name)
+{
+	*fn = dlsym(nl_acl.lib, name);
+	if (!*fn)
+		fprintf(stderr, "npu_launch: %s: no %s\n", nl_acl_path, name);
+	return *fn ? 0 : -1;
+}
+
+static int nl_acl_open(int dev)
+{
+	int ret;
+
+	nl_acl.lib = dlopen(nl_acl_path, RTLD_NOW | RTLD_LOCAL);
+	if (!nl_acl.lib) {
+		fprintf(stderr, "npu_launch: %s\n", dlerror());
+		return -1;
+	}
+	if (nl_acl_sym((void **)&nl_acl.init, "aclInit") ||
+	    nl_acl_sym((void **)&nl_acl.set_device, "aclrtSetDevice") ||
+	    nl_acl_sym((void **)&nl_acl.malloc, "aclrtMalloc") ||
+	    nl_acl_sym((void **)&nl_acl.memcpy, "aclrtMemcpy") ||
+	    nl_acl_sym((void **)&nl_acl.free, "aclrtFree") ||
+	    nl_acl_sym((void **)&nl_acl.reset_device, "aclrtResetDevice") ||
+	    nl_acl_sym((void **)&nl_acl.finalize, "aclFinalize"))
+		goto fail;
+	ret = nl_acl.init(NULL);
+	if (ret) {
+		fprintf(stderr, "npu_launch: aclInit: error %d\n", ret);
+		goto fail;
+	}
+	ret = nl_acl.set_device(dev);
+	if (ret) {
+		fprintf(stderr, "npu_launch: aclrtSetDevice(%d): error %d\n",
+			dev, ret);
+		nl_acl.finalize();
+		goto fail;
+	}
+	return 0;
+fail:
+	dlclose(nl_acl.lib);
+	return -1;
+}
+
+static int nl_acl_alloc(uint64_t size, uint64_t *va)
+{
+	void *p = NULL;
+	int ret = nl_acl.malloc(&p, size, NL_ACL_HUGE_FIRST);
+
+	if (ret) {
+		fprintf(stderr, "npu_launch: aclrtMalloc(%llu): error %d\n",
+			(unsigned long long)size, ret);
+		return -ENOMEM;
+	}
+	*va = (uintptr_t)p;
+	return 0;
+}
+
+static int nl_acl_free(uint64_t va)
+{
+	int ret = nl_acl.free((void *)(uintptr_t)va);
+
+	if (ret)
+		fprintf(stderr, "npu_launch: aclrtFree: error %d\n", ret);
+	return ret ? -EINVAL : 0;
+}
+
+static int nl_acl_to_npu(uint64_t va, const void *src, uint64_t len)
+{
+	int ret = nl_acl.memcpy((void *)(uintptr_t)va, len, src, len,
+				NL_ACL_H2D);
+
+	if (ret)
+		fprintf(stderr, "npu_launch: aclrtMemcpy: error %d\n", ret);
+	return ret ? -EIO : 0;
+}
+
+static void nl_acl_close(int dev)
+{
+	nl_acl.reset_device(dev);
+	nl_acl.finalize();
+	dlclose(nl_acl.lib);
+}
+
+static const struct nl_backend nl_acl_backend = {
+	.name = "acl",
+	.open = nl_acl_open,
+	.alloc = nl_acl_alloc,
+	.free = nl_acl_free,
+	.to_npu = nl_acl_to_npu,
+	.close = nl_acl_close,
+};
+
+/* --- the region --- */
+
+struct nl_region {
+	const struct nl_backend *be;
+	uint64_t base;		/* what the backend returned */
+	uint64_t va;		/* handed to krping_npu: NL_ALIGN aligned */
+	uint64_t len;
+	pthread_mutex_t lock;
+	int freed;
+};
+
+static uint64_t nl_align(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/*
+ * @len bytes at an NL_ALIGN boundary: the runtime's huge-page allocations
+ * usually are; otherwise allocate a page more and align inside.
+ */
+static int nl_region_alloc(struct nl_region *r, uint64_t len)
+{
+	int ret;
+
+	r->len = nl_align(len, NL_ALIGN);
+	ret = r->be->alloc(r->len, &r->base);
+	if (ret)
+		return ret;
+	if (!(r->base % NL_ALIGN)) {
+		r->va = r->base;
+		return 0;
+	}
+	r->be->free(r->base);
+	ret = r->be->alloc(r->len + NL_ALIGN, &r->base);
+	if (ret)
+		return ret;
+	r->va = nl_align(r->base, NL_ALIGN);
+	return 0;
+}
+
+static int nl_region_clear(struct nl_region *r)
+{
+	void *zero = calloc(1, NL_CHUNK);
+	uint64_t off;
+	int ret = 0;
+
+	if (!zero)
+		return -ENOMEM;
+	for (off = 0; off < r->len && !ret; off += NL_CHUNK) {
+		uint64_t n = r->len - off < NL_CHUNK ? r->len - off : NL_CHUNK;
+
+		ret = r->be->to_npu(r->va + off, zero, n);
+	}
+	free(zero);
+	return ret;
+}
+
+/* Free once, whoever comes first: the main thread or --free-after's. */
+static int nl_region_free(struct nl_region *r)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&r->lock);
+	if (!r->freed) {
+		ret = r->be->free(r->base);
+		r->freed = 1;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+static unsigned int nl_free_after_ms;
+
+static void *nl_free_thread(void *arg)
+{
+	struct nl_region *r = arg;
+	struct timespec ts = {
+		.tv_sec = nl_free_after_ms / 1000,
+		.tv_nsec = (long)(nl_free_after_ms % 1000) * 1000000,
+	};
+	int ret;
+
+	nanosleep(&ts, NULL);
+	ret = nl_region_free(r);
+	printf("npu_launch: freed 0x%llx after %u ms: %d\n",
+	       (unsigned long long)r->va, nl_free_after_ms, ret);
+	fflush(stdout);
+	return NULL;
+}
+
+/* --- the command --- */
+
+static const char *nl_opt(const char *cmd, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = cmd;
+
+	while (p && *p) {
+		if (!strncmp(p, name, n) && (p[n] == '=' || p[n] == ',' || !p[n]))
+			return p + n;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+/*
+ * The bytes the command's buffers take: each is carved in NL_PIECE pieces;
+ * a ping client has two (start and rdma), everything else one, of the
+ * largest size of the test (size=, or the largest of sizes=).  A server
+ * learns the size from its client: NL_SERVER_LEN unless -l says otherwise.
+ */
+static uint64_t nl_need(const char *cmd)
+{
+	const char *v = nl_opt(cmd, "sizes");
+	uint64_t max = 64, n;
+	int bufs = 1;
+
+	if (v && *v == '=') {
+		for (v++; *v && *v != ','; ) {
+			char *end;
+
+			n = strtoull(v, &end, 0);
+			if (end == v)
+				break;
+			if (n > max)
+				max = n;
+			v = end;
+			if (*v == ':' || *v == '-')
+				v++;
+		}
+	} else if ((v = nl_opt(cmd, "size")) && *v == '=') {
+		max = strtoull(v + 1, NULL, 0);
+	}
+	if (nl_opt(cmd, "server"))
+		return NL_SERVER_LEN;
+	if (nl_opt(cmd, "client") && !nl_opt(cmd, "rlat") &&
+	    !nl_opt(cmd, "wlat") && !nl_opt(cmd, "bw") && !nl_opt(cmd, "fr"))
+		bufs = 2;
+	return bufs * nl_align(max ? max : 1, NL_PIECE);
+}
+
+/* The largest record id in /proc/krping_npu now, 0 when none. */
+static unsigned long nl_last_id(const char *proc)
+{
+	char line[512];
+	unsigned long id, max = 0;
+	FILE *f = fopen(proc, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lu ", &id) == 1 && id > max)
+			max = id;
+	fclose(f);
+	return max;
+}
+
+/* Print the records (and their result lines) newer than @after. */
+static void nl_print_records(const char *proc, unsigned long after)
+{
+	char line[1024];
+	unsigned long id;
+	FILE *f = fopen(proc, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lu ", &id) == 1 && id > after)
+			fputs(line, stdout);
+	fclose(f);
+}
+
+static void nl_usage(void)
+{
+	fprintf(stderr,
+		"usage: npu_launch [-b auto|sim|acl] [-d DEV] [-l BYTES] [--acl-lib PATH]\n"
+		"                  [--free-after MS] [--proc PATH] COMMAND\n"
+		"Allocates NPU memory on device DEV (default 0) in this process, runs\n"
+		"COMMAND,mem=npu,npu_va=VA,npu_len=LEN through /proc/krping_npu, prints\n"
+		"the test's records and frees the memory.  -l: bytes to allocate\n"
+		"(default: what a client's buffers need; 8 MiB for a server, which\n"
+		"learns the size from its client).  --free-after: free the\n"
+		"memory MS ms into the test, from another thread.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "backend", required_argument, NULL, 'b' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "length", required_argument, NULL, 'l' },
+		{ "acl-lib", required_argument, NULL, 'a' },
+		{ "free-after", required_argument, NULL, 'f' },
+		{ "proc", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *backend = "auto", *proc = "/proc/krping_npu", *cmd;
+	struct nl_region r = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	char full[NL_CMD_MAX], path[32];
+	uint64_t len = 0;
+	unsigned long last;
+	pthread_t freer;
+	int dev = 0, c, fd, ret, err = 0, freeing = 0;
+	ssize_t w;
+
+	while ((c = getopt_long(argc, argv, "+b:d:l:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			backend = optarg;
+			break;
+		case 'd':
+			dev = atoi(optarg);
+			break;
+		case 'l':
+			len = strtoull(optarg, NULL, 0);
+			break;
+		case 'a':
+			nl_acl_path = optarg;
+			break;
+		case 'f':
+			nl_free_after_ms = strtoul(optarg, NULL, 0);
+			freeing = 1;
+			break;
+		case 'p':
+			proc = optarg;
+			break;
+		default:
+			nl_usage();
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || dev < 0) {
+		nl_usage();
+		return 2;
+	}
+	cmd = argv[optind];
+	if (nl_opt(cmd, "npu_va") || nl_opt(cmd, "npu_len") ||
+	    nl_opt(cmd, "npu_dev") || (nl_opt(cmd, "mem") &&
+	    strncmp(nl_opt(cmd, "mem"), "=npu", 4))) {
+		fprintf(stderr, "npu_launch: the command must not give npu_va, npu_len, npu_dev or mem other than npu: npu_launch adds them\n");
+		return 2;
+	}
+	if (!len)
+		len = nl_need(cmd);
+
+	snprintf(path, sizeof(path), "/dev/npu_sim%d", dev);
+	if (!strcmp(backend, "sim") ||
+	    (!strcmp(backend, "auto") && !access(path, F_OK)))
+		r.be = &nl_sim;
+	else if (!strcmp(backend, "acl") || !strcmp(backend, "auto"))
+		r.be = &nl_acl_backend;
+	if (!r.be) {
+		nl_usage();
+		return 2;
+	}
+	if (r.be->open(dev))
+		return 2;
+	ret = nl_region_alloc(&r, len);
+	if (ret) {
+		fprintf(stderr, "npu_launch: %s: no %llu bytes of NPU memory on device %d: %s\n",
+			r.be->name, (unsigned long long)len, dev, strerror(-ret));
+		r.be->close(dev);
+		return 2;
+	}
+	ret = nl_region_clear(&r);
+	if (ret) {
+		fprintf(stderr, "npu_launch: clearing the NPU memory: %s\n",
+			strerror(-ret));
+		goto out;
+	}
+	if (snprintf(full, sizeof(full), "%s%s,npu_va=0x%llx,npu_len=%llu", cmd,
+		     nl_opt(cmd, "mem") ? "" : ",mem=npu",
+		     (unsigned long long)r.va, (unsigned long long)r.len) >=
+	    (int)sizeof(full)) {
+		fprintf(stderr, "npu_launch: command too long\n");
+		ret = -E2BIG;
+		goto out;
+	}
+	printf("npu_launch: %s device %d: %llu bytes at 0x%llx\n", r.be->name,
+	       dev, (unsigned long long)r.len, (unsigned long long)r.va);
+	printf("npu_launch: %s\n", full);
+	fflush(stdout);
+
+	last = nl_last_id(proc);
+	fd = open(proc, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "npu_launch: %s: %s\n", proc, strerror(errno));
+		ret = -errno;
+		goto out;
+	}
+	if (freeing && pthread_create(&freer, NULL, nl_free_thread, &r)) {
+		fprintf(stderr, "npu_launch: no thread for --free-after\n");
+		close(fd);
+		ret = -EAGAIN;
+		goto out;
+	}
+	w = write(fd, full, strlen(full));
+	err = w < 0 ? errno : 0;
+	close(fd);
+	if (freeing)
+		pthread_join(freer, NULL);
+	nl_print_records(proc, last);
+	if (err)
+		printf("npu_launch: errno=%d (%s)\n", err, strerror(err));
+	else
+		printf("npu_launch: ok\n");
+out:
+	if (nl_region_free(&r))
+		fprintf(stderr, "npu_launch: freeing the NPU memory failed\n");
+	r.be->close(dev);
+	if (ret)
+		return 2;
+	return err ? 1 : 0;
+}
