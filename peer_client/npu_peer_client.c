@@ -33,6 +33,7 @@
 #include <linux/mm.h>
 #include <linux/log2.h>
 #include <linux/sizes.h>
+#include <linux/io.h>
 
 #include "npu_provider.h"
 #include "npu_peer_client.h"
@@ -244,10 +245,12 @@ static void npu_unmap_entries(struct npu_ctx *ctx, unsigned int n)
 {
 	unsigned int i;
 
-	if (!ctx->dma_dev)
-		return;			/* virt-DMA: nothing was mapped */
 	for (i = 0; i < n; i++) {
-		if (ctx->ram)
+		if (!ctx->dma_dev) {
+			/* virt-DMA: RAM is in the direct map already */
+			if (!ctx->ram)
+				memunmap((void *)(uintptr_t)ctx->dma[i]);
+		} else if (ctx->ram)
 			dma_unmap_page(ctx->dma_dev, ctx->dma[i], ctx->map_len,
 				       DMA_BIDIRECTIONAL);
 		else
@@ -300,12 +303,22 @@ static int npu_dma_map(struct sg_table *sg_head, void *client_context,
 			goto unwind;
 		}
 		if (!dma_device) {
-			/* virt-DMA device (rxe, siw): the CPU address */
-			if (!npu_pa_is_ram(pa)) {
-				ret = -EOPNOTSUPP;
-				goto unwind;
+			/*
+			 * virt-DMA device (rxe, siw): the CPU address; for a
+			 * BAR a write-combined mapping of the page
+			 */
+			if (npu_pa_is_ram(pa)) {
+				dma = (uintptr_t)phys_to_virt(pa);
+			} else {
+				void *kva = memremap(pa, t->page_size,
+						     MEMREMAP_WC);
+
+				if (!kva) {
+					ret = -ENOMEM;
+					goto unwind;
+				}
+				dma = (uintptr_t)kva;
 			}
-			dma = (uintptr_t)phys_to_virt(pa);
 		} else if (npu_pa_is_ram(pa)) {
 			dma = dma_map_page(dma_device, pfn_to_page(PHYS_PFN(pa)),
 					   0, t->page_size, DMA_BIDIRECTIONAL);

@@ -6,8 +6,11 @@
  * found by name exactly as on a real host.  Towards the rig it plays the
  * NPU runtime: an allocator and copies (npu_sim.h).
  *
- * Per device an HBM of hbm_mb MiB in pages of page_size (4 KiB or 2 MiB),
- * allocated at load, behind its own NPU virtual address range.  The rules
+ * Per device an HBM in pages of page_size (4 KiB or 2 MiB) behind its own
+ * NPU virtual address range: the BAR of a qemu ivshmem-plain PCI device
+ * when there is one for it (physical addresses that are MMIO, with no
+ * struct page, as real HBM behind a BAR), else hbm_mb MiB of RAM
+ * allocated at load (backing=).  The rules
  * it enforces, so that breaking one fails a test:
  *  - memory belongs to a process: get_pages from any other process finds
  *    no such address, as the driver looks it up in current->tgid's space;
@@ -36,6 +39,7 @@
 #include <linux/uaccess.h>
 #include <linux/fs.h>
 #include <linux/compat.h>
+#include <linux/pci.h>
 
 #include "ascend_hal_abi.h"
 #include "npu_sim.h"
@@ -55,10 +59,16 @@ MODULE_PARM_DESC(hbm_mb, "HBM per device in MiB, allocated at load");
 static unsigned long sim_page_size = SZ_2M;
 module_param_named(page_size, sim_page_size, ulong, 0444);
 MODULE_PARM_DESC(page_size, "NPU page size: 4096 or 2097152");
+static char *backing = "auto";
+module_param(backing, charp, 0444);
+MODULE_PARM_DESC(backing, "HBM: auto (a PCI BAR where an ivshmem device is bound, else RAM), bar or ram");
 
 struct sim_dev {
 	unsigned long *map;	/* one bit a page of HBM */
-	struct page **hbm;	/* the pages, each of sim_page_size */
+	struct page **hbm;	/* RAM: the pages, each of sim_page_size */
+	struct pci_dev *pdev;	/* BAR: its ivshmem device */
+	phys_addr_t bar_pa;
+	void *bar;		/* the BAR, memremap()ed write-combined */
 	unsigned long npages;
 };
 
@@ -105,9 +115,21 @@ static u64 sim_dev_base(unsigned int dev)
 	return SIM_VA_BASE + ((u64)dev << SIM_VA_SHIFT);
 }
 
+/* Page @i of a device's HBM: its physical address, and the CPU's view. */
+static u64 sim_dev_pa(struct sim_dev *sd, unsigned long i)
+{
+	return sd->bar ? sd->bar_pa + (u64)i * sim_page_size :
+	       page_to_phys(sd->hbm[i]);
+}
+
+static void *sim_dev_kva(struct sim_dev *sd, unsigned long i)
+{
+	return sd->bar ? sd->bar + i * sim_page_size : page_address(sd->hbm[i]);
+}
+
 static void *sim_page_addr(struct sim_alloc *a, unsigned long pg)
 {
-	return page_address(sim_devs[a->dev].hbm[a->first + pg]);
+	return sim_dev_kva(&sim_devs[a->dev], a->first + pg);
 }
 
 /* The allocation holding [va, va + len), under sim_lock. */
@@ -252,7 +274,7 @@ int hal_kernel_p2p_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
 	}
 	for (i = 0; i < t->pt.page_num; i++)
 		t->pt.pages_info[i].pa =
-			page_to_phys(sim_devs[a->dev].hbm[a->first + first + i]);
+			sim_dev_pa(&sim_devs[a->dev], a->first + first + i);
 	t->free_cb = free_cb;
 	t->data = data;
 	list_add_tail(&t->node, &a->tables);
@@ -563,8 +585,14 @@ static int sim_misc_add(void)
 
 static int sim_stats_show(struct seq_file *m, void *v)
 {
+	unsigned int d;
+
 	seq_printf(m, "devices %u\npage_size %lu\nhbm_mb %lu\n", npu_devs,
 		   sim_page_size, hbm_mb);
+	for (d = 0; d < npu_devs; d++)
+		seq_printf(m, "backing%u %s\nhbm_bytes%u %lu\n", d,
+			   sim_devs[d].bar ? "bar" : "ram", d,
+			   sim_devs[d].npages * sim_page_size);
 	seq_printf(m, "allocs %d\nhal_tables %d\nhal_pages %d\nfreed_unput %d\nrefused %d\nput_in_callback %d\n",
 		   atomic_read(&sim_stats.allocs),
 		   atomic_read(&sim_stats.tables),
@@ -589,15 +617,100 @@ static void sim_free_hbm(void)
 				__free_pages(sd->hbm[i], sim_order);
 		kvfree(sd->hbm);
 		bitmap_free(sd->map);
+		if (sd->bar)
+			memunmap(sd->bar);
 		sd->hbm = NULL;
 		sd->map = NULL;
+		sd->bar = NULL;
 	}
+}
+
+/*
+ * qemu's ivshmem-plain (1af4:1110): BAR 2 is the shared memory, standing
+ * in for HBM behind a BAR.  Devices bind in order to NPUs 0, 1, ...; the
+ * memory is taken at load (sim_take_bar), the device held until unload.
+ */
+static struct pci_dev *sim_pdevs[SIM_MAX_DEVS];
+static unsigned int sim_npdevs;
+
+static int sim_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	int ret;
+
+	if (!strcmp(backing, "ram") || sim_npdevs >= npu_devs)
+		return -ENODEV;
+	ret = pci_enable_device_mem(pdev);
+	if (ret)
+		return ret;
+	ret = pci_request_region(pdev, 2, "npu_sim");
+	if (ret) {
+		pci_disable_device(pdev);
+		return ret;
+	}
+	sim_pdevs[sim_npdevs++] = pdev;
+	return 0;
+}
+
+static void sim_pci_remove(struct pci_dev *pdev)
+{
+	pci_release_region(pdev, 2);
+	pci_disable_device(pdev);
+}
+
+static const struct pci_device_id sim_pci_ids[] = {
+	{ PCI_DEVICE(0x1af4, 0x1110) },
+	{ }
+};
+
+static struct pci_driver sim_pci_driver = {
+	.name = "npu_sim",
+	.id_table = sim_pci_ids,
+	.probe = sim_pci_probe,
+	.remove = sim_pci_remove,
+};
+
+/* NPU @d's HBM is the BAR of the @d-th ivshmem device, cleared. */
+static int sim_take_bar(struct sim_dev *sd, struct pci_dev *pdev)
+{
+	resource_size_t len = pci_resource_len(pdev, 2);
+
+	sd->bar_pa = pci_resource_start(pdev, 2);
+	if (len < sim_page_size || sd->bar_pa & (sim_page_size - 1)) {
+		pr_err("npu_sim: %s: BAR 2 of %llu bytes at %pa does not hold aligned pages of %lu\n",
+		       pci_name(pdev), (u64)len, &sd->bar_pa, sim_page_size);
+		return -EINVAL;
+	}
+	sd->npages = len / sim_page_size;
+	sd->bar = memremap(sd->bar_pa, sd->npages * sim_page_size,
+			   MEMREMAP_WC);
+	if (!sd->bar)
+		return -ENOMEM;
+	memset(sd->bar, 0, sd->npages * sim_page_size);
+	sd->pdev = pdev;
+	return 0;
+}
+
+static int sim_take_ram(struct sim_dev *sd)
+{
+	unsigned long i;
+
+	sd->npages = (hbm_mb << 20) / sim_page_size;
+	sd->hbm = kvcalloc(sd->npages, sizeof(*sd->hbm), GFP_KERNEL);
+	if (!sd->hbm)
+		return -ENOMEM;
+	for (i = 0; i < sd->npages; i++) {
+		sd->hbm[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN,
+					 sim_order);
+		if (!sd->hbm[i])
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int __init npu_sim_init(void)
 {
-	unsigned long i;
 	unsigned int d;
+	int ret;
 
 	if (!npu_devs || npu_devs > SIM_MAX_DEVS) {
 		pr_err("npu_sim: npu_devs must be 1..%d\n", SIM_MAX_DEVS);
@@ -613,38 +726,54 @@ static int __init npu_sim_init(void)
 		       1ul << (SIM_VA_SHIFT - 20));
 		return -EINVAL;
 	}
+	if (strcmp(backing, "auto") && strcmp(backing, "bar") &&
+	    strcmp(backing, "ram")) {
+		pr_err("npu_sim: backing must be auto, bar or ram\n");
+		return -EINVAL;
+	}
 	sim_order = get_order(sim_page_size);
+	ret = pci_register_driver(&sim_pci_driver);
+	if (ret)
+		return ret;
+	if (!strcmp(backing, "bar") && sim_npdevs < npu_devs) {
+		pr_err("npu_sim: backing=bar: %u ivshmem device(s) for %u NPU(s)\n",
+		       sim_npdevs, npu_devs);
+		ret = -ENODEV;
+		goto fail;
+	}
 	for (d = 0; d < npu_devs; d++) {
 		struct sim_dev *sd = &sim_devs[d];
 
-		sd->npages = (hbm_mb << 20) / sim_page_size;
-		sd->map = bitmap_zalloc(sd->npages, GFP_KERNEL);
-		sd->hbm = kvcalloc(sd->npages, sizeof(*sd->hbm), GFP_KERNEL);
-		if (!sd->map || !sd->hbm)
-			goto nomem;
-		for (i = 0; i < sd->npages; i++) {
-			sd->hbm[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
-						 __GFP_NOWARN, sim_order);
-			if (!sd->hbm[i])
-				goto nomem;
+		ret = d < sim_npdevs ? sim_take_bar(sd, sim_pdevs[d]) :
+		      sim_take_ram(sd);
+		if (!ret) {
+			sd->map = bitmap_zalloc(sd->npages, GFP_KERNEL);
+			if (!sd->map)
+				ret = -ENOMEM;
+		}
+		if (ret) {
+			pr_err("npu_sim: no HBM for NPU %u: %d\n", d, ret);
+			goto fail;
 		}
 	}
 	sim_ops.ndevs = npu_devs;
 	sim_ops.page_size = sim_page_size;
-	if (sim_misc_add()) {
+	ret = sim_misc_add();
+	if (ret) {
 		pr_err("npu_sim: cannot register /dev/npu_simN\n");
-		sim_free_hbm();
-		return -ENODEV;
+		goto fail;
 	}
 	sim_debugfs = debugfs_create_dir("npu_sim", NULL);
 	debugfs_create_file("stats", 0400, sim_debugfs, NULL, &sim_stats_fops);
-	pr_info("npu_sim: %u device(s), %lu MiB HBM each, %lu-byte pages\n",
-		npu_devs, hbm_mb, sim_page_size);
+	for (d = 0; d < npu_devs; d++)
+		pr_info("npu_sim: NPU %u: %lu MiB of HBM in %s, %lu-byte pages\n",
+			d, sim_devs[d].npages * sim_page_size >> 20,
+			sim_devs[d].bar ? "a PCI BAR" : "RAM", sim_page_size);
 	return 0;
-nomem:
-	pr_err("npu_sim: no memory for %u x %lu MiB of HBM\n", npu_devs, hbm_mb);
+fail:
 	sim_free_hbm();
-	return -ENOMEM;
+	pci_unregister_driver(&sim_pci_driver);
+	return ret;
 }
 
 /*
@@ -672,6 +801,7 @@ static void __exit npu_sim_exit(void)
 		pr_err("npu_sim: %u page table(s) never put (a leak on the Ascend driver)\n",
 		       leaked);
 	sim_free_hbm();
+	pci_unregister_driver(&sim_pci_driver);
 }
 
 module_init(npu_sim_init);
