@@ -36,6 +36,16 @@ t_load_no_core() {
 	zero load
 }
 kp_test load-no-core t_load_no_core
+# the emulated NPU's HBM is the ivshmem device's BAR (scripts/vm --hbm):
+# physical addresses that are MMIO, as real HBM
+t_backing() {
+	[ "$(st backing0)" = "$1" ] && [ "$(st hbm_bytes0)" = 67108864 ] ||
+		{ kp_why "backing $(st backing0), $(st hbm_bytes0) bytes"; return 1; }
+	# the ivshmem device is bound to npu_sim exactly when its BAR is HBM
+	n=$(ls /sys/bus/pci/drivers/npu_sim 2>/dev/null | grep -c '^0000:')
+	[ "$n" = "$2" ] || { kp_why "$n device(s) bound to npu_sim"; return 1; }
+}
+kp_test npu-sim-bar-backed t_backing bar 1
 
 # The HAL's rules, broken on purpose by hal_contract.ko: npu_sim must catch
 # each break as the Ascend driver would.  hc SCRIPT runs one script of
@@ -228,15 +238,19 @@ t_launch() {
 	zero "$want" && kp_idle "$want"
 }
 SWEEP=64:4096:1048576:5000
-for be in sim acl; do
-	kp_test launch-$be-ping-64B t_launch $be "size=64,count=20,validate" "ping #bytes=64 rounds=20 validated=yes"
-	kp_test launch-$be-ping-4KiB t_launch $be "size=4096,count=20,validate" "ping #bytes=4096 rounds=20 validated=yes"
-	kp_test launch-$be-ping-1MiB t_launch $be "size=1048576,count=4,validate" "ping #bytes=1048576 rounds=4 validated=yes"
-	kp_test launch-$be-ping-5000B t_launch $be "size=5000,count=20,validate" "ping #bytes=5000 rounds=20 validated=yes"
-	kp_test launch-$be-rlat-sweep t_launch $be "rlat,sizes=$SWEEP,count=50" rlat 64 4096 1048576 5000
-	kp_test launch-$be-wlat-sweep t_launch $be "wlat,sizes=$SWEEP,count=50" wlat 64 4096 1048576 5000
-	kp_test launch-$be-bw-sweep t_launch $be "bw,sizes=$SWEEP,count=50" bw 64 4096 1048576 5000
-done
+# launch_matrix LABEL: each mode and size through both backends
+launch_matrix() {
+	for be in sim acl; do
+		kp_test launch-$1-$be-ping-64B t_launch $be "size=64,count=20,validate" "ping #bytes=64 rounds=20 validated=yes"
+		kp_test launch-$1-$be-ping-4KiB t_launch $be "size=4096,count=20,validate" "ping #bytes=4096 rounds=20 validated=yes"
+		kp_test launch-$1-$be-ping-1MiB t_launch $be "size=1048576,count=4,validate" "ping #bytes=1048576 rounds=4 validated=yes"
+		kp_test launch-$1-$be-ping-5000B t_launch $be "size=5000,count=20,validate" "ping #bytes=5000 rounds=20 validated=yes"
+		kp_test launch-$1-$be-rlat-sweep t_launch $be "rlat,sizes=$SWEEP,count=50" rlat 64 4096 1048576 5000
+		kp_test launch-$1-$be-wlat-sweep t_launch $be "wlat,sizes=$SWEEP,count=50" wlat 64 4096 1048576 5000
+		kp_test launch-$1-$be-bw-sweep t_launch $be "bw,sizes=$SWEEP,count=50" bw 64 4096 1048576 5000
+	done
+}
+launch_matrix bar
 
 # kp_srv_bg: a host-memory server on a new $PORT, in the background ($spid)
 kp_srv_bg() {
@@ -453,7 +467,11 @@ t_core_rmmod() {
 	rmmod $core || { kp_why "rmmod $core"; return 1; }
 }
 
+# the MOFED section's NPU is RAM-backed: the launcher over RAM there
+NPU_SIM_ARGS=backing=ram
 kp_test mofed-load-auto t_core_load mofed_core_sim "" mofed 136 unread
+kp_test npu-sim-ram-backed t_backing ram 0
+launch_matrix ram
 kp_test mofed-cycles t_core_cycles mofed_core_sim
 kp_test mofed-free-invalidates-once t_core_free_live mofed_core_sim
 # krping_npu's own registrations beside the core's: the owner's free still stops the test
@@ -461,6 +479,12 @@ kp_test mofed-launch-server-frees-mid-bw t_launch_freed server "bw,size=1048576,
 kp_test mofed-launch-client-frees-mid-ping t_launch_freed client "size=65536,count=1000000,validate" start
 kp_test mofed-rmmod t_core_rmmod mofed_core_sim
 
+NPU_SIM_ARGS=
+t_sim_bar_again() {
+	kp_sim_reload || { kp_why "npu_sim reload"; return 1; }
+	t_backing bar 1
+}
+kp_test npu-sim-bar-again t_sim_bar_again
 kp_test xsc-load-auto t_core_load xsc_core_sim "" yunscale 152 null
 kp_test xsc-cycles t_core_cycles xsc_core_sim
 kp_test xsc-free-invalidates-once t_core_free_live xsc_core_sim
