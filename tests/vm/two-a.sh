@@ -1,7 +1,7 @@
 # Two-VM tests, host A (server, 192.0.2.1): serves a validated ping, then
 # serves a bandwidth test and powers itself off in the middle of it.
 . /lib/kp/lib.sh
-cp /root/kpwrite /usr/bin/kpwrite
+cp /root/kpwrite /root/npu_launch /usr/bin/
 
 t_setup() {
 	kp_rxe_up 192.0.2.1/24 eth0 || { kp_why "rxe0 on eth0"; return 1; }
@@ -18,10 +18,20 @@ t_serve_ping() {
 }
 kp_test a-serve-ping-npu t_serve_ping
 
+# NPU memory of the launching process's own, on both hosts (BAR-backed HBM)
+t_serve_launch() {
+	out=$(npu_launch -b sim "server,addr=192.0.2.1,port=9902,validate,timeout=300000")
+	echo "$out" | grep -q '^npu_launch: ok$' &&
+		echo "$out" | grep -q '^[0-9]* result: ping #bytes=65536 rounds=20 validated=yes$' ||
+		{ kp_why "server: $(echo "$out" | tail -3 | tr '\n' '|')"; return 1; }
+	[ "$(st backing0)" = bar ] || { kp_why "HBM backing $(st backing0)"; return 1; }
+}
+kp_test a-serve-launch-ping-npu t_serve_launch
+
 # serve bw; once the client is connected, give it 3 s, then power off
 kpwrite "server,addr=192.0.2.1,port=9901,timeout=300000" > /dev/null &
 i=0
-while [ "$(kp_col 2 5)" != rxe0 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+while [ "$(kp_col 3 5)" != rxe0 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 3
 echo "KPLOG a: powering off in the middle of the bw test"
 poweroff -f

@@ -1,7 +1,7 @@
 # Two-VM tests, host B (client, 192.0.2.2): a validated ping in NPU memory
 # across the wire, then a bandwidth test whose server VM powers off.
 . /lib/kp/lib.sh
-cp /root/kpwrite /usr/bin/kpwrite
+cp /root/kpwrite /root/npu_launch /usr/bin/
 now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 
 t_setup() {
@@ -32,6 +32,23 @@ t_ping() {
 		{ kp_why "result: $(kp_res $id)"; return 1; }
 }
 kp_test b-ping-npu-two-hosts t_ping
+
+# NPU to NPU through the launcher: acl backend here, sim on A, both on BARs
+t_launch_ping() {
+	i=0
+	while :; do
+		out=$(npu_launch -b acl --acl-lib /root/libascendcl.so \
+			"client,addr=192.0.2.1,port=9902,size=65536,count=20,validate")
+		echo "$out" | grep -q '^npu_launch: errno=11[01] ' || break
+		i=$((i + 1)); [ $i -lt 120 ] || break
+		sleep 1
+	done
+	echo "$out" | grep -q '^npu_launch: ok$' &&
+		echo "$out" | grep -q '^[0-9]* result: ping #bytes=65536 rounds=20 validated=yes$' ||
+		{ kp_why "client: $(echo "$out" | tail -3 | tr '\n' '|')"; return 1; }
+	[ "$(st backing0)" = bar ] || { kp_why "HBM backing $(st backing0)"; return 1; }
+}
+kp_test b-launch-ping-npu-two-hosts t_launch_ping
 
 # the server VM powers off mid-run: the client fails, bounded, and cleans up
 t_server_gone() {
