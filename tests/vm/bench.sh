@@ -17,7 +17,7 @@ kp_rxe_up || exit 1
 modprobe crc32_pclmul 2>/dev/null
 insmod $KP/krping_npu.ko || exit 1
 kp_peer_load || exit 1
-echo "KPBENCH env kernel=$(uname -r) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p')"
+echo "KPBENCH env kernel=$(uname -r) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p')"
 
 iters() { case $1 in bw) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N ;;
 	  *) [ "$2" -ge 65536 ] && echo $((LAT_N / 6)) || echo $LAT_N ;; esac; }
