@@ -334,7 +334,7 @@ static const char *nl_opt(const char *cmd, const char *name)
  */
 static uint64_t nl_need(const char *cmd)
 {
-	const char *v = nl_opt(cmd, "sizes");
+	const char *v = nl_opt(cmd, "sizes"), *one = nl_opt(cmd, "size");
 	uint64_t max = 64, n;
 	int bufs = 1;
 
@@ -351,8 +351,8 @@ static uint64_t nl_need(const char *cmd)
 			if (*v == ':' || *v == '-')
 				v++;
 		}
-	} else if ((v = nl_opt(cmd, "size")) && *v == '=') {
-		max = strtoull(v + 1, NULL, 0);
+	} else if (one && *one == '=') {
+		max = strtoull(one + 1, NULL, 0);
 	}
 	if (nl_opt(cmd, "server"))
 		return NL_SERVER_LEN;
@@ -418,7 +418,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *backend = "auto", *proc = "/proc/krping_npu", *cmd;
+	const char *backend = "auto", *proc = "/proc/krping_npu", *cmd, *mem;
 	struct nl_region r = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	char full[NL_CMD_MAX], path[32];
 	uint64_t len = 0;
@@ -458,10 +458,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cmd = argv[optind];
+	mem = nl_opt(cmd, "mem");
 	if (nl_opt(cmd, "npu_va") || nl_opt(cmd, "npu_len") ||
-	    nl_opt(cmd, "npu_dev") || (nl_opt(cmd, "mem") &&
-	    strncmp(nl_opt(cmd, "mem"), "=npu", 4))) {
-		fprintf(stderr, "npu_launch: the command must not give npu_va, npu_len, npu_dev or mem other than npu: npu_launch adds them\n");
+	    nl_opt(cmd, "npu_dev") || (mem && strcmp(mem, "=npu") &&
+	    strncmp(mem, "=npu,", 5))) {
+		fprintf(stderr,
+			"npu_launch: npu_launch adds npu_va, npu_len and mem=npu: the command may not give them (mem=npu aside), nor npu_dev\n");
 		return 2;
 	}
 	if (!len)

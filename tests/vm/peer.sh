@@ -273,6 +273,25 @@ t_launch_short() {
 	zero "short region" && kp_idle "short region"
 }
 kp_test launch-region-too-short t_launch_short
+# what the launcher refuses before allocating: exit status 2, saying why
+t_launch_refuses() {
+	for c in mem=host npu_va=0x200000 npu_len=4096 npu_dev=0; do
+		out=$($NL -b sim "client,addr=$A,port=9,$c" 2>&1)
+		rc=$?
+		[ $rc = 2 ] && echo "$out" | grep -q "the command may not give them" ||
+			{ kp_why "$c: rc $rc: $out"; return 1; }
+	done
+	out=$(npu_launch -b acl --acl-lib /nonexistent/libascendcl.so "client,addr=$A,port=9" 2>&1)
+	rc=$?
+	[ $rc = 2 ] && echo "$out" | grep -q "/nonexistent/libascendcl.so: cannot open" ||
+		{ kp_why "no runtime: rc $rc: $out"; return 1; }
+	out=$($NL -b sim -d 7 "client,addr=$A,port=9" 2>&1)
+	rc=$?
+	[ $rc = 2 ] && echo "$out" | grep -q "/dev/npu_sim7: No such file" ||
+		{ kp_why "no device 7: rc $rc: $out"; return 1; }
+	[ "$(st allocs)" = 0 ] || { kp_why "allocs $(st allocs)"; return 1; }
+}
+kp_test launch-refuses t_launch_refuses
 # somebody else's memory: the HAL refuses it in the writer's context
 t_launch_not_owner() {
 	npumem 0 $M2 hold > /tmp/hold.out &
