@@ -44,11 +44,10 @@ static int kp_run(const struct kp_opts *o)
 		      kp_run_client(cb);
 	kp_npu_put(cb);
 
-	if (ret) {
+	ret = kp_npu_verdict(cb, ret);
+	if (ret)
 		pr_err(KP_NAME " %u: %s %s failed: error %d\n", cb->rec->id,
 		       kp_role_name(o->role), kp_mode_name(cb->rec->mode), ret);
-		kp_npu_report(cb, ret);
-	}
 	kp_rec_finish(cb->rec, ret);
 	kfree(cb);
 	atomic_dec(&kp_live.tests);

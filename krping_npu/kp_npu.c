@@ -41,6 +41,12 @@ int kp_npu_get(struct kp_cb *cb)
 		return -ENODEV;
 	}
 	cb->npu = get_ops();
+	if (cb->npu->version != NPU_PEER_MEM_OPS_VERSION) {
+		kp_err(cb, "mem=npu: npu_peer_mem speaks interface %u, krping_npu %u: load matching builds",
+		       cb->npu->version, NPU_PEER_MEM_OPS_VERSION);
+		kp_npu_put(cb);
+		return -EPROTO;
+	}
 	cb->npu_next = cb->opts.npu_va;
 	if (cb->opts.npu_va)
 		return 0;
@@ -82,11 +88,15 @@ static const char *kp_npu_buf_name(struct kp_cb *cb, struct kp_buf *b)
  * peer client calls this as it would a core's invalidate, from the
  * freeing process.  Stop the test's DMA into it before returning: the QP
  * goes to the error state, so the device takes no further request of it,
- * and a software device's packet processing still under way (it runs with
- * bottom halves off) is waited out; a DMA device's mappings are torn down
- * by the peer client after return.  The writer's CPU copies are excluded
- * by npu_lock and refused from here on.  The writer sees kp_npu_check()
- * fail and ends the test; nothing here waits for it.
+ * and rxe's packet processing still under way is waited out: through
+ * 6.3 it runs in tasklets or with bottom halves off (kp_post_send), which
+ * synchronize_rcu() covers (from 6.4 rxe runs in a workqueue, which it
+ * does not).  A DMA device's mappings are torn down by npu_peer_mem right
+ * after this returns, before the HAL is given the memory back; a write
+ * already in flight on the device is not waited for (without an IOMMU it
+ * could still land).  The writer's CPU copies are excluded by npu_lock and
+ * refused from here on.  The writer sees kp_npu_check() fail and ends the
+ * test; nothing here waits for it.
  */
 static void kp_npu_freed(void *data)
 {
@@ -112,14 +122,20 @@ int kp_npu_check(struct kp_cb *cb)
 	return READ_ONCE(cb->npu_freed) ? -EFAULT : 0;
 }
 
-/* The result line of a test whose NPU memory went: which buffer. */
-void kp_npu_report(struct kp_cb *cb, int ret)
+/*
+ * The verdict of a test whose NPU memory went under it: -EFAULT whatever
+ * the loop saw (a peer's disconnect, a flush, even an end that looked
+ * clean), with a result line naming the buffer.  @ret otherwise.
+ */
+int kp_npu_verdict(struct kp_cb *cb, int ret)
 {
 	struct kp_buf *b = READ_ONCE(cb->npu_freed);
 
-	if (b)
-		kp_rec_result(cb, "error=%d npu_freed=%s", ret,
-			      kp_npu_buf_name(cb, b));
+	if (!b)
+		return ret;
+	kp_rec_result(cb, "error=%d npu_freed=%s", -EFAULT,
+		      kp_npu_buf_name(cb, b));
+	return -EFAULT;
 }
 
 /*
@@ -156,6 +172,15 @@ static int kp_npu_va(struct kp_cb *cb, struct kp_buf *b, u32 size)
 	return 0;
 }
 
+/* Give @b's piece back: the cursor rewinds over the last piece carved. */
+static void kp_npu_uncarve(struct kp_cb *cb, struct kp_buf *b)
+{
+	if (b->npu_va + ALIGN((u64)b->size, KP_NPU_VA_ALIGN) == cb->npu_next)
+		cb->npu_next = b->npu_va;
+	if (!--cb->npu_bufs)
+		cb->npu_next = cb->opts.npu_va;	/* all pieces back */
+}
+
 /* Map the NPU pages behind @b for the CPU: memremap, as GDRCopy maps a BAR. */
 static int kp_npu_map(struct kp_cb *cb, struct kp_buf *b)
 {
@@ -178,7 +203,7 @@ static int kp_npu_map(struct kp_cb *cb, struct kp_buf *b)
 		}
 		/* RAM as it is mapped already; a BAR write-combined */
 		b->npu_cpu[i] = memremap(pa, b->npu_page,
-					 pfn_valid(PHYS_PFN(pa)) ?
+					 npu_pa_is_ram(pa, b->npu_page) ?
 					 MEMREMAP_WB : MEMREMAP_WC);
 		if (!b->npu_cpu[i]) {
 			kp_err(cb, "memremap of NPU page %u at %pa failed", i,
@@ -187,6 +212,27 @@ static int kp_npu_map(struct kp_cb *cb, struct kp_buf *b)
 		}
 	}
 	return 0;
+}
+
+/*
+ * A virt-DMA device is given NPU memory by CPU address.  For a BAR that is
+ * a memremap() of it, which rxe copies through; siw and others want a
+ * struct page behind every address.
+ */
+static int kp_npu_virt_ok(struct kp_cb *cb, struct kp_buf *b)
+{
+	struct ib_device *dev = kp_dev(cb);
+	u64 pa;
+	int ret;
+
+	if (dev->dma_device || dev->ops.driver_id == RDMA_DRIVER_RXE)
+		return 0;
+	ret = cb->npu->page_pa(b->npu_ctx, 0, &pa);
+	if (ret || npu_pa_is_ram(pa, b->npu_page))
+		return ret;
+	kp_err(cb, "%s is a virt-DMA device other than rxe: it cannot reach NPU memory behind a BAR",
+	       dev_name(&dev->dev));
+	return -EOPNOTSUPP;
 }
 
 static void kp_npu_unmap(struct kp_buf *b)
@@ -290,6 +336,9 @@ int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 	ret = kp_npu_map(cb, b);
 	if (ret)
 		return ret;
+	ret = kp_npu_virt_ok(cb, b);
+	if (ret)
+		return ret;
 	ret = kp_npu_trim(b, nmap);
 	if (ret) {
 		kp_err(cb, "%d entries do not cover %u bytes", nmap, size);
@@ -339,8 +388,8 @@ void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b)
 		c->release(b->npu_ctx);
 	if (b->npu_owned)
 		cb->npu_rt->free(b->npu_va);
-	else if (b->npu_va && !--cb->npu_bufs)
-		cb->npu_next = cb->opts.npu_va;	/* all pieces back */
+	else if (b->npu_va)
+		kp_npu_uncarve(cb, b);
 	kvfree(b->npu_mr_sgl);
 	kvfree(b->shadow);
 	memset(b, 0, sizeof(*b));

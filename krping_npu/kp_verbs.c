@@ -537,9 +537,12 @@ void kp_get_info(struct kp_cb *cb, const struct kp_rdma_info *info)
  */
 int kp_cm_check(struct kp_cb *cb)
 {
+	/* the freed memory first: it is why the peer may be leaving */
+	if (kp_npu_check(cb))
+		return kp_npu_check(cb);
 	if (READ_ONCE(cb->cm_state) >= KP_CM_DISCONNECTED)
 		return READ_ONCE(cb->cm_error) ?: -ECONNRESET;
-	return kp_npu_check(cb);
+	return 0;
 }
 
 static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)

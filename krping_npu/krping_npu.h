@@ -318,7 +318,7 @@ void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b);
 int kp_npu_copy_to(struct kp_cb *cb, struct kp_buf *b, u32 len);
 int kp_npu_copy_from(struct kp_cb *cb, struct kp_buf *b, u32 len);
 int kp_npu_check(struct kp_cb *cb);
-void kp_npu_report(struct kp_cb *cb, int ret);
+int kp_npu_verdict(struct kp_cb *cb, int ret);
 
 /* kp_ping.c */
 int kp_ping_client(struct kp_cb *cb);

@@ -231,12 +231,6 @@ static int npu_get_pages(unsigned long addr, size_t size, int write, int force,
 	return 0;
 }
 
-/* RAM pages map as pages; anything else (a device BAR) as a resource. */
-static bool npu_pa_is_ram(u64 pa)
-{
-	return pfn_valid(PHYS_PFN(pa));
-}
-
 /*
  * Undo the first @n mappings, from dma_map()'s own record: the core's
  * sg_table may be trimmed (MOFED 5.5+) or going away meanwhile.
@@ -293,21 +287,24 @@ static int npu_dma_map(struct sg_table *sg_head, void *client_context,
 		goto out_free;
 	ctx->dma_dev = dma_device;
 	ctx->map_len = t->page_size;
-	ctx->ram = npu_pa_is_ram(t->pages_info[ctx->first].pa);
+	ctx->ram = npu_pa_is_ram(t->pages_info[ctx->first].pa, t->page_size);
 	for_each_sg(sg_head->sgl, sg, ctx->n, i) {
 		u64 pa = t->pages_info[ctx->first + i].pa;
 		dma_addr_t dma;
 
-		if (npu_pa_is_ram(pa) != ctx->ram) {
+		if (npu_pa_is_ram(pa, t->page_size) != ctx->ram) {
 			ret = -EINVAL;	/* one kind of memory per table */
 			goto unwind;
 		}
 		if (!dma_device) {
 			/*
-			 * virt-DMA device (rxe, siw): the CPU address; for a
-			 * BAR a write-combined mapping of the page
+			 * virt-DMA device: the CPU address; for a BAR a
+			 * write-combined mapping of the page, which only a
+			 * device that copies through the address (rxe, not
+			 * siw: it wants struct pages) can use; krping_npu
+			 * checks
 			 */
-			if (npu_pa_is_ram(pa)) {
+			if (ctx->ram) {
 				dma = (uintptr_t)phys_to_virt(pa);
 			} else {
 				void *kva = memremap(pa, t->page_size,
@@ -319,7 +316,7 @@ static int npu_dma_map(struct sg_table *sg_head, void *client_context,
 				}
 				dma = (uintptr_t)kva;
 			}
-		} else if (npu_pa_is_ram(pa)) {
+		} else if (ctx->ram) {
 			dma = dma_map_page(dma_device, pfn_to_page(PHYS_PFN(pa)),
 					   0, t->page_size, DMA_BIDIRECTIONAL);
 			if (dma_mapping_error(dma_device, dma)) {

@@ -40,6 +40,7 @@ static size_t npu_abi_size;
 static struct dentry *npu_debugfs;
 static const char *npu_hal_owner = "none";
 static const struct npu_peer_mem_ops npu_ops = {
+	.version = NPU_PEER_MEM_OPS_VERSION,
 	.client = &npu_client.mofed,
 	.acquire = npu_acquire_direct,
 	.page_pa = npu_page_pa,

@@ -10,7 +10,11 @@
 #define NPU_PEER_MEM_H
 
 #include <linux/types.h>
+#include <linux/ioport.h>
 #include "peer_mem_abi.h"
+
+/* Bumped whenever struct npu_peer_mem_ops changes: symbol_get() has no CRC. */
+#define NPU_PEER_MEM_OPS_VERSION	2
 
 /*
  * Called, like a core's invalidate, when the memory of a pinned
@@ -22,6 +26,7 @@
 typedef void (*npu_freed_fn)(void *data);
 
 struct npu_peer_mem_ops {
+	unsigned int version;	/* NPU_PEER_MEM_OPS_VERSION */
 	/*
 	 * The callbacks, as registered with the RDMA core.  A registration of
 	 * krping_npu's own starts with acquire() below instead of the
@@ -39,5 +44,16 @@ struct npu_peer_mem_ops {
 };
 
 const struct npu_peer_mem_ops *npu_peer_mem_get_ops(void);
+
+/*
+ * Is NPU memory at @pa system RAM (the rig's RAM-backed HBM), or a device
+ * BAR?  By the resource tree, not pfn_valid(): a BAR may have a memmap
+ * (P2PDMA, ZONE_DEVICE) without being RAM.
+ */
+static inline bool npu_pa_is_ram(u64 pa, u64 len)
+{
+	return region_intersects(pa, len, IORESOURCE_SYSTEM_RAM,
+				 IORES_DESC_NONE) == REGION_INTERSECTS;
+}
 
 #endif /* NPU_PEER_MEM_H */
