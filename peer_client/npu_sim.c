@@ -667,6 +667,8 @@ static struct pci_driver sim_pci_driver = {
 	.id_table = sim_pci_ids,
 	.probe = sim_pci_probe,
 	.remove = sim_pci_remove,
+	/* the BAR is HBM until unload: no unbinding under live memory */
+	.driver.suppress_bind_attrs = true,
 };
 
 /* NPU @d's HBM is the BAR of the @d-th ivshmem device, cleared. */
@@ -680,7 +682,8 @@ static int sim_take_bar(struct sim_dev *sd, struct pci_dev *pdev)
 		       pci_name(pdev), (u64)len, &sd->bar_pa, sim_page_size);
 		return -EINVAL;
 	}
-	sd->npages = len / sim_page_size;
+	/* a device's NPU addresses are a window of 1 << SIM_VA_SHIFT bytes */
+	sd->npages = min_t(u64, len, 1ull << SIM_VA_SHIFT) / sim_page_size;
 	sd->bar = memremap(sd->bar_pa, sd->npages * sim_page_size,
 			   MEMREMAP_WC);
 	if (!sd->bar)
