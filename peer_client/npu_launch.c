@@ -15,7 +15,9 @@
  *   sim  the emulated NPU's /dev/npu_simN (peer_client/npu_sim_uapi.h)
  *   acl  Ascend's runtime, libascendcl.so, loaded with dlopen (no CANN SDK
  *        needed to build): aclInit, aclrtSetDevice, aclrtMalloc,
- *        aclrtMemcpy, aclrtFree, aclrtResetDevice, aclFinalize
+ *        aclrtMemcpy, aclrtFree, aclrtResetDevice, aclFinalize, and
+ *        aclrtGetCurrentContext/aclrtSetCurrentContext to free from the
+ *        --free-after thread in the device's context
  *   auto (default) sim when /dev/npu_simN exists, else acl
  *
  * Exit status: 0 when the write succeeded, 1 when the test failed (the
@@ -46,6 +48,8 @@
 struct nl_backend {
 	const char *name;
 	int (*open)(int dev);
+	/* make the calling thread one the runtime serves (a new thread) */
+	int (*attach)(void);
 	int (*alloc)(uint64_t size, uint64_t *va);
 	int (*free)(uint64_t va);
 	int (*to_npu)(uint64_t va, const void *src, uint64_t len);
@@ -67,6 +71,11 @@ static int nl_sim_open(int dev)
 		return -1;
 	}
 	return 0;
+}
+
+static int nl_sim_attach(void)
+{
+	return 0;	/* the file serves every thread of the process */
 }
 
 static int nl_sim_alloc(uint64_t size, uint64_t *va)
@@ -102,6 +111,7 @@ static void nl_sim_close(int dev)
 static const struct nl_backend nl_sim = {
 	.name = "sim",
 	.open = nl_sim_open,
+	.attach = nl_sim_attach,
 	.alloc = nl_sim_alloc,
 	.free = nl_sim_free,
 	.to_npu = nl_sim_to_npu,
@@ -123,6 +133,9 @@ static struct {
 	int (*free)(void *ptr);
 	int (*reset_device)(int32_t dev);
 	int (*finalize)(void);
+	int (*get_context)(void **ctx);
+	int (*set_context)(void *ctx);
+	void *ctx;		/* the device's, current in the main thread */
 } nl_acl;
 
 static const char *nl_acl_path = "libascendcl.so";
@@ -150,7 +163,9 @@ static int nl_acl_open(int dev)
 	    nl_acl_sym((void **)&nl_acl.memcpy, "aclrtMemcpy") ||
 	    nl_acl_sym((void **)&nl_acl.free, "aclrtFree") ||
 	    nl_acl_sym((void **)&nl_acl.reset_device, "aclrtResetDevice") ||
-	    nl_acl_sym((void **)&nl_acl.finalize, "aclFinalize"))
+	    nl_acl_sym((void **)&nl_acl.finalize, "aclFinalize") ||
+	    nl_acl_sym((void **)&nl_acl.get_context, "aclrtGetCurrentContext") ||
+	    nl_acl_sym((void **)&nl_acl.set_context, "aclrtSetCurrentContext"))
 		goto fail;
 	ret = nl_acl.init(NULL);
 	if (ret) {
@@ -164,10 +179,29 @@ static int nl_acl_open(int dev)
 		nl_acl.finalize();
 		goto fail;
 	}
+	ret = nl_acl.get_context(&nl_acl.ctx);
+	if (ret) {
+		fprintf(stderr, "npu_launch: aclrtGetCurrentContext: error %d\n",
+			ret);
+		nl_acl.reset_device(dev);
+		nl_acl.finalize();
+		goto fail;
+	}
 	return 0;
 fail:
 	dlclose(nl_acl.lib);
 	return -1;
+}
+
+/* The runtime's context is per thread: a new thread takes the device's. */
+static int nl_acl_attach(void)
+{
+	int ret = nl_acl.set_context(nl_acl.ctx);
+
+	if (ret)
+		fprintf(stderr, "npu_launch: aclrtSetCurrentContext: error %d\n",
+			ret);
+	return ret ? -EINVAL : 0;
 }
 
 static int nl_acl_alloc(uint64_t size, uint64_t *va)
@@ -213,6 +247,7 @@ static void nl_acl_close(int dev)
 static const struct nl_backend nl_acl_backend = {
 	.name = "acl",
 	.open = nl_acl_open,
+	.attach = nl_acl_attach,
 	.alloc = nl_acl_alloc,
 	.free = nl_acl_free,
 	.to_npu = nl_acl_to_npu,
@@ -284,7 +319,7 @@ static int nl_region_free(struct nl_region *r)
 	pthread_mutex_lock(&r->lock);
 	if (!r->freed) {
 		ret = r->be->free(r->base);
-		r->freed = 1;
+		r->freed = !ret;
 	}
 	pthread_mutex_unlock(&r->lock);
 	return ret;
@@ -302,7 +337,9 @@ static void *nl_free_thread(void *arg)
 	int ret;
 
 	nanosleep(&ts, NULL);
-	ret = nl_region_free(r);
+	ret = r->be->attach();
+	if (!ret)
+		ret = nl_region_free(r);
 	printf("npu_launch: freed 0x%llx after %u ms: %d\n",
 	       (unsigned long long)r->va, nl_free_after_ms, ret);
 	fflush(stdout);

@@ -316,13 +316,15 @@ kp_test launch-other-process-memory t_launch_not_owner
 # buffer; nothing is left; and no byte of the freed memory is written
 # afterwards: reallocated, it still holds the poison everywhere.
 # $1: who owns the memory (server or client), $2: the client's test, $3:
-# the buffer told first (a ping client's start buffer was registered first)
+# the buffer told first (a ping client's start buffer was registered first),
+# $4: the launcher's backend (sim; acl frees from a thread of its own
+# after taking the device's context)
 t_launch_freed() {
-	who=$1 test=$2 buf=$3
+	who=$1 test=$2 buf=$3 be=${4:-sim}
 	PORT=$((PORT + 1))
 	base=$(kp_last_id)
 	if [ $who = server ]; then
-		$NL -b sim -l $((4 * M2)) --free-after 1500 "server,addr=$A,port=$PORT" > /tmp/lsrv.out 2>&1 &
+		$NL -b $be -l $((4 * M2)) --free-after 1500 "server,addr=$A,port=$PORT" > /tmp/lsrv.out 2>&1 &
 	else
 		kpwrite "server,addr=$A,port=$PORT" > /tmp/lsrv.out 2>&1 &
 	fi
@@ -333,7 +335,7 @@ t_launch_freed() {
 	if [ $who = server ]; then
 		kpwrite "client,addr=$A,port=$PORT,$test" > /tmp/lcli.out 2>&1
 	else
-		$NL -b sim -l $((4 * M2)) --free-after 1500 "client,addr=$A,port=$PORT,$test" > /tmp/lcli.out 2>&1
+		$NL -b $be -l $((4 * M2)) --free-after 1500 "client,addr=$A,port=$PORT,$test" > /tmp/lcli.out 2>&1
 	fi
 	wait $spid
 	SID=$(kp_new_id "$base" server)
@@ -345,14 +347,14 @@ t_launch_freed() {
 	[ "$(kp_res $id)" = "error=-14 npu_freed=$buf" ] || { kp_why "result: $(kp_res $id)"; return 1; }
 	dmesg | grep -q "krping_npu $id: NPU buffer $buf at 0x.* freed under the test: stopped its DMA" ||
 		{ kp_why "no dmesg line"; return 1; }
-	va=$(sed -n 's/^npu_launch: sim device 0: [0-9]* bytes at //p' $own)
+	va=$(sed -n "s/^npu_launch: $be device 0: [0-9]* bytes at //p" $own)
 	out=$(npumem 0 $((4 * M2)) poisoned)
 	[ "$out" = "va=$va other=0" ] || { kp_why "freed memory at $va written afterwards: $out"; return 1; }
 	zero "freed under $test" && kp_idle "freed under $test"
 }
 kp_test launch-server-frees-mid-bw t_launch_freed server "bw,size=1048576,duration=20" rdma
 kp_test launch-client-frees-mid-ping t_launch_freed client "size=1048576,count=1000000,validate" start
-kp_test launch-client-frees-mid-rlat t_launch_freed client "rlat,size=1048576,duration=20" rdma
+kp_test launch-client-frees-mid-rlat t_launch_freed client "rlat,size=1048576,duration=20" rdma acl
 # The owner is killed mid-bw: the write is interrupted, the test ends,
 # then the process's memory goes; nothing is left
 t_launch_killed() {
