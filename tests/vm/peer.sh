@@ -355,11 +355,11 @@ t_launch_freed() {
 kp_test launch-server-frees-mid-bw t_launch_freed server "bw,size=1048576,duration=20" rdma
 kp_test launch-client-frees-mid-ping t_launch_freed client "size=1048576,count=1000000,validate" start
 kp_test launch-client-frees-mid-rlat t_launch_freed client "rlat,size=1048576,duration=20" rdma acl
-# The owner is killed mid-bw: the write is interrupted, the test ends,
-# then the process's memory goes; nothing is left
+# The owner is killed mid-test: the write is interrupted, the test ends,
+# then the process's memory goes; nothing is left.  $1: the client's test
 t_launch_killed() {
 	kp_srv_bg
-	$NL -b acl "client,addr=$A,port=$PORT,bw,size=65536,duration=20" > /tmp/lcli.out 2>&1 &
+	$NL -b acl "client,addr=$A,port=$PORT,$1" > /tmp/lcli.out 2>&1 &
 	lp=$!
 	sleep 2
 	kill -9 $lp
@@ -373,7 +373,8 @@ t_launch_killed() {
 	[ "$(st allocs)" = 0 ] || { kp_why "allocs $(st allocs) after the owner died"; return 1; }
 	zero "owner killed" && kp_idle "owner killed"
 }
-kp_test launch-owner-killed-mid-bw t_launch_killed
+kp_test launch-owner-killed-mid-bw t_launch_killed "bw,size=65536,duration=20"
+kp_test launch-owner-killed-mid-ping t_launch_killed "size=65536,count=1000000,validate"
 
 t_npu_dev_range() {
 	out=$(kpwrite "client,addr=$A,port=9,mem=npu,npu_dev=3,count=1")
