@@ -12,18 +12,47 @@ KVER ?= $(shell scripts/kver 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 W ?= 1
 
+# An RDMA stack that replaces the kernel's ib_core (MLNX_OFED/DOCA-OFED,
+# Yunsilicon xsc): build against its headers (before the kernel's), its
+# compat header when it has one, and its Module.symvers, or the modules
+# will not load beside it.  OFED_DIR= and XSC_DIR= name the trees; without
+# OFED_DIR, /usr/src/ofa_kernel/<arch>/<kver> or .../default is taken when
+# present (scripts/rdma-stack).  OFED_DIR= (empty) forces the kernel's own.
+ifeq ($(origin OFED_DIR),undefined)
+OFED_DIR := $(shell scripts/rdma-stack $(KVER))
+OFED_HOW := auto-detected
+else
+OFED_HOW := OFED_DIR=
+endif
+XSC_DIR ?=
+KP_STACK_DIRS := $(strip $(OFED_DIR) $(XSC_DIR))
+KP_STACK_DESC := $(if $(KP_STACK_DIRS),$(if $(OFED_DIR),ofed:$(OFED_DIR))$(if $(and $(OFED_DIR),$(XSC_DIR)),+)$(if $(XSC_DIR),xsc:$(XSC_DIR)),kernel)
+KP_STACK_ARGS := KP_STACK_DIRS="$(KP_STACK_DIRS)" KP_STACK_DESC="$(KP_STACK_DESC)" \
+	$(if $(KP_STACK_DIRS),KBUILD_EXTRA_SYMBOLS="$(foreach d,$(KP_STACK_DIRS),$(d)/Module.symvers)")
+
 UNIT_SRCS := proc/kp_opts.c proc/kp_report.c proc/kp_payload.c
 UNIT_TESTS := tests/unit/test_opts tests/unit/test_report tests/unit/test_layout
 UNIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O1 -g \
 	       -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all modules test-modules clean unit test test-debug demo bench setup check
+.PHONY: all modules stack-check test-modules clean unit test test-debug demo bench setup check
 
 all: modules
 
-modules:
+modules: stack-check
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run scripts/setup"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) $(KP_STACK_ARGS) modules
+
+# One line saying which RDMA stack the modules are built against; a named
+# tree that is not one fails here, before kbuild.
+stack-check:
+	@for d in $(KP_STACK_DIRS); do \
+		if [ ! -f "$$d/include/rdma/ib_verbs.h" ] || [ ! -f "$$d/Module.symvers" ]; then \
+			echo "rdma stack: '$$d' is not an RDMA stack's kernel tree: it needs include/rdma/ib_verbs.h and Module.symvers" >&2; \
+			exit 1; \
+		fi; \
+	done
+	@echo "rdma stack: $(if $(OFED_DIR),OFED at $(OFED_DIR) ($(OFED_HOW))$(if $(XSC_DIR),; ),$(if $(XSC_DIR),,the kernel's own ib_core))$(if $(XSC_DIR),xsc at $(XSC_DIR) (XSC_DIR=))"
 
 # test-only modules: the stand-in peer-memory cores, fault injection, a
 # HAL user that breaks the rules on purpose

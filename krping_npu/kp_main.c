@@ -11,12 +11,36 @@
 #include <linux/proc_fs.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/moduleparam.h>
+#include <linux/sysfs.h>
 
 #include "krping_npu.h"
 
 #define KP_JSON_NAME		KP_NAME "_json"
 
 static struct proc_dir_entry *kp_proc, *kp_proc_json;
+
+/*
+ * /sys/module/krping_npu/parameters/rdma_stack: the RDMA stack the module
+ * was built against (Makefile: OFED_DIR, XSC_DIR), for scripts/run's
+ * env.txt; read-only, also at load.
+ */
+static int kp_stack_set(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+static int kp_stack_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", KP_RDMA_STACK);
+}
+
+static const struct kernel_param_ops kp_stack_ops = {
+	.set = kp_stack_set,
+	.get = kp_stack_get,
+};
+module_param_cb(rdma_stack, &kp_stack_ops, NULL, 0444);
+MODULE_PARM_DESC(rdma_stack, "the RDMA stack built against (read only)");
 
 static int kp_run(const struct kp_opts *o)
 {
@@ -118,7 +142,7 @@ static int __init kp_init(void)
 		proc_remove(kp_proc);
 		return -ENOMEM;
 	}
-	pr_info(KP_NAME ": loaded; write commands to /proc/" KP_NAME "\n");
+	pr_info(KP_NAME ": loaded (RDMA stack: " KP_RDMA_STACK "); write commands to /proc/" KP_NAME "\n");
 	return 0;
 }
 
@@ -136,3 +160,5 @@ module_exit(kp_exit);
 MODULE_AUTHOR("krping_npu developers");
 MODULE_DESCRIPTION("RDMA ping, latency and bandwidth test harness for host and NPU memory");
 MODULE_LICENSE("Dual BSD/GPL");
+/* the RDMA stack built against (Makefile: OFED_DIR, XSC_DIR): modinfo shows it */
+MODULE_INFO(rdma_stack, KP_RDMA_STACK);

@@ -214,3 +214,4 @@ module_exit(npu_peer_exit);
 MODULE_AUTHOR("krping_npu developers");
 MODULE_DESCRIPTION("Peer-memory client for NPU memory through the Ascend HAL (MOFED and YunScale layouts)");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_INFO(rdma_stack, KP_RDMA_STACK);
