@@ -10,6 +10,15 @@ t_setup() {
 	insmod $KP/krping_npu.ko || { kp_why "insmod krping_npu"; return 1; }
 }
 kp_test setup t_setup
+# the RDMA stack the modules were built against, for env.txt: the kernel's
+t_stack() {
+	[ "$(cat /sys/module/krping_npu/parameters/rdma_stack)" = kernel ] ||
+		{ kp_why "rdma_stack '$(cat /sys/module/krping_npu/parameters/rdma_stack)'"; return 1; }
+	echo ofed > /sys/module/krping_npu/parameters/rdma_stack 2>/dev/null &&
+		{ kp_why "rdma_stack was writable"; return 1; }
+	return 0
+}
+kp_test rdma-stack-param t_stack
 
 t_no_peer_mem() {
 	out=$(kpwrite "client,addr=$A,port=9,mem=npu,count=1")
