@@ -216,7 +216,9 @@ t_launch() {
 	a0=$(st allocs)
 	sv=
 	case $extra in *validate*) sv=,validate ;; esac
-	kp_lpair "$be" "addr=$A,port=$PORT$sv" "addr=$A,port=$PORT,$extra"
+	# a bound for the debug lane's KASAN kernel, where a 1 MiB write
+	# into a BAR under TCG takes seconds
+	kp_lpair "$be" "addr=$A,port=$PORT$sv,timeout=60000" "addr=$A,port=$PORT,$extra,timeout=60000"
 	[ $CRC = 0 ] && [ $SRC = 0 ] && grep -q '^npu_launch: ok$' /tmp/lcli.out &&
 		grep -q '^npu_launch: ok$' /tmp/lsrv.out ||
 		{ kp_why "client $CRC: $(tail -3 /tmp/lcli.out | tr '\n' '|') server $SRC: $(tail -3 /tmp/lsrv.out | tr '\n' '|')"; return 1; }
