@@ -421,19 +421,6 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 		*(bool *)field = true;
 		break;
 	case KP_T_U32:
-		ret = kp_parse_u64(val, vlen, &v);
-		if (ret == -EINVAL) {
-			kp_err(err, errlen, "option '%s': '%.*s' is not a number",
-			       d->name, (int)(vlen > 32 ? 32 : vlen), val);
-			return ret;
-		}
-		if (ret || v < d->min || v > d->max) {
-			kp_err(err, errlen, "option '%s': out of range [%u, %u]",
-			       d->name, d->min, d->max);
-			return -ERANGE;
-		}
-		*(u32 *)field = (u32)v;
-		break;
 	case KP_T_U64:
 		ret = kp_parse_u64(val, vlen, &v);
 		if (ret == -EINVAL) {
@@ -441,12 +428,21 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 			       d->name, (int)(vlen > 32 ? 32 : vlen), val);
 			return ret;
 		}
-		if (ret || !v) {
-			kp_err(err, errlen, "option '%s': out of range [1, 2^64)",
-			       d->name);
+		if (d->type == KP_T_U64) {
+			if (ret || !v) {
+				kp_err(err, errlen, "option '%s': out of range [1, 2^64)",
+				       d->name);
+				return -ERANGE;
+			}
+			*(u64 *)field = v;
+			break;
+		}
+		if (ret || v < d->min || v > d->max) {
+			kp_err(err, errlen, "option '%s': out of range [%u, %u]",
+			       d->name, d->min, d->max);
 			return -ERANGE;
 		}
-		*(u64 *)field = v;
+		*(u32 *)field = (u32)v;
 		break;
 	case KP_T_MEM:
 		if (vlen == 4 && !memcmp(val, "host", 4)) {
