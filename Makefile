@@ -41,7 +41,9 @@ all: modules
 
 modules: stack-check
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run scripts/setup"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) $(KP_STACK_ARGS) modules
+	@mkdir -p build
+	@KP_STACK_DIRS="$(KP_STACK_DIRS)" scripts/conftest $(KDIR) $(CURDIR)/build/kp_conftest.h
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) $(KP_STACK_ARGS) KP_CONFTEST_H=$(CURDIR)/build/kp_conftest.h modules
 
 # One line saying which RDMA stack the modules are built against; a named
 # tree that is not one fails here, before kbuild.

@@ -32,7 +32,11 @@ static int kp_stack_set(const char *val, const struct kernel_param *kp)
 
 static int kp_stack_get(char *buf, const struct kernel_param *kp)
 {
+#ifdef KP_HAVE_SYSFS_EMIT
 	return sysfs_emit(buf, "%s\n", KP_RDMA_STACK);
+#else
+	return scnprintf(buf, PAGE_SIZE, "%s\n", KP_RDMA_STACK);
+#endif
 }
 
 static const struct kernel_param_ops kp_stack_ops = {

@@ -225,8 +225,13 @@ static int kp_npu_virt_ok(struct kp_cb *cb, struct kp_buf *b)
 	u64 pa;
 	int ret;
 
-	if (dev->dma_device || dev->ops.driver_id == RDMA_DRIVER_RXE)
+	if (dev->dma_device)
 		return 0;
+#ifdef KP_HAVE_RDMA_DRIVER_RXE
+	if (dev->ops.driver_id == RDMA_DRIVER_RXE)
+		return 0;
+#endif
+	/* without the driver id no virt-DMA device is known to be rxe */
 	ret = cb->npu->page_pa(b->npu_ctx, 0, &pa);
 	if (ret || npu_pa_is_ram(pa, b->npu_page))
 		return ret;

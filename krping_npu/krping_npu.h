@@ -17,6 +17,10 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#ifndef KP_CONFTEST
+#error "build through the top Makefile (make): it runs scripts/conftest first"
+#endif
+
 #include "../proc/kp_opts.h"
 #include "../proc/kp_report.h"
 

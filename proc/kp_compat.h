@@ -13,7 +13,11 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/sort.h>
+#ifdef KP_HAVE_LINUX_STDARG_H
 #include <linux/stdarg.h>
+#else
+#include <stdarg.h>
+#endif
 #else
 #include <stdarg.h>
 #include <stddef.h>
