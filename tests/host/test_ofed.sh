@@ -18,7 +18,7 @@ ko() { echo "FAIL ofed-$1: $2"; }
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 mkdir -p "$t/src"
-git ls-files --cached --others --exclude-standard Makefile Kbuild krping_npu peer_client proc scripts/kver scripts/rdma-stack |
+git ls-files --cached --others --exclude-standard Makefile Kbuild krping_npu peer_client proc scripts/kver scripts/rdma-stack scripts/conftest |
 	cpio -pdm --quiet "$t/src"
 
 fake=$t/ofa/default
@@ -68,6 +68,25 @@ st=$(modinfo -F rdma_stack "$t/src/krping_npu/krping_npu.ko")
 [ "$st" = "ofed:$fake" ] && [ "$(modinfo -F rdma_stack "$t/src/peer_client/npu_peer_mem.ko")" = "$st" ] &&
 	ok modinfo || ko modinfo "rdma_stack '$st'"
 explicit=$(crcs)
+
+# the conftest ran against the tree: what it has is found
+grep -q '^#define KP_HAVE_RDMA_DRIVER_RXE 1$' "$t/src/build/kp_conftest.h" &&
+	grep -q "with $fake" "$t/src/build/kp_conftest.h" && ok conftest-found ||
+	ko conftest-found "$(cat "$t/src/build/kp_conftest.h")"
+# a stack whose headers lack RDMA_DRIVER_RXE: detected at build time, the
+# build takes the fallback and still succeeds
+lack=$t/lack
+cp -a "$fake" "$lack"
+mkdir -p "$lack/include/uapi/rdma"
+sed 's/\bRDMA_DRIVER_RXE\b/RDMA_DRIVER_RXE_RENAMED/' "$ksrc/include/uapi/rdma/ib_user_ioctl_verbs.h" \
+	> "$lack/include/uapi/rdma/ib_user_ioctl_verbs.h"
+if build OFED_DIR="$lack" && [ -f "$t/src/krping_npu/krping_npu.ko" ] &&
+   grep -q '^/\* KP_HAVE_RDMA_DRIVER_RXE: not found \*/$' "$t/src/build/kp_conftest.h" &&
+   grep -q '^#define KP_HAVE_SYSFS_EMIT 1$' "$t/src/build/kp_conftest.h"; then
+	ok conftest-lacking
+else
+	ko conftest-lacking "$(grep -E 'error' "$t/out" | head -3; cat "$t/src/build/kp_conftest.h" 2>/dev/null)"
+fi
 
 # auto-detection: the same tree, the same build
 if KP_OFA_ROOT=$t/ofa build && grep -q "^rdma stack: OFED at $fake (auto-detected)$" "$t/out"; then
