@@ -538,8 +538,10 @@ void kp_get_info(struct kp_cb *cb, const struct kp_rdma_info *info)
 int kp_cm_check(struct kp_cb *cb)
 {
 	/* the freed memory first: it is why the peer may be leaving */
-	if (kp_npu_check(cb))
-		return kp_npu_check(cb);
+	int ret = kp_npu_check(cb);
+
+	if (ret)
+		return ret;
 	if (READ_ONCE(cb->cm_state) >= KP_CM_DISCONNECTED)
 		return READ_ONCE(cb->cm_error) ?: -ECONNRESET;
 	return 0;

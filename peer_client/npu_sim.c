@@ -66,7 +66,6 @@ MODULE_PARM_DESC(backing, "HBM: auto (a PCI BAR where an ivshmem device is bound
 struct sim_dev {
 	unsigned long *map;	/* one bit a page of HBM */
 	struct page **hbm;	/* RAM: the pages, each of sim_page_size */
-	struct pci_dev *pdev;	/* BAR: its ivshmem device */
 	phys_addr_t bar_pa;
 	void *bar;		/* the BAR, memremap()ed write-combined */
 	unsigned long npages;
@@ -689,7 +688,6 @@ static int sim_take_bar(struct sim_dev *sd, struct pci_dev *pdev)
 	if (!sd->bar)
 		return -ENOMEM;
 	memset(sd->bar, 0, sd->npages * sim_page_size);
-	sd->pdev = pdev;
 	return 0;
 }
 
