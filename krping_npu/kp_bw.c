@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * kp_bw.c - RDMA WRITE bandwidth: a stream of count writes (or writes for
- * duration seconds) into the peer's buffer with up to txdepth in flight.
+ * duration seconds) into the peer's buffer with up to txdepth in flight;
+ * with bw,read (bw_read) the same stream of READs of the peer's buffer,
+ * no more in flight than the connection's initiator depth.
  * The post times of the last window are kept to find BW peak as each
  * completion is reaped.  With duplex the server streams too.  Every
  * quarter of the window is signaled; a completion retires the unsignaled
- * writes before it.
+ * writes before it.  A client's warmup= writes go first, as a stream of
+ * their own, untimed.
  */
 #include <linux/ktime.h>
 
@@ -14,31 +17,44 @@
 #define KP_BW_BATCH	16
 #define KP_WR_IDX_SHIFT	8	/* wr_id: message index above the kind */
 
-int kp_bw_run(struct kp_cb *cb)
+/*
+ * One stream: @warm untimed writes, or (@warm 0) the timed stream of count
+ * writes or duration seconds, with BW peak tracked and a result at the end.
+ */
+static int kp_bw_stream(struct kp_cb *cb, u64 warm)
 {
-	u32 depth = min(cb->opts.txdepth, cb->sq_depth - 4);
+	bool rd = cb->mode == KP_MODE_BW_READ;
+	enum ib_wr_opcode op = rd ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+	u8 kind = rd ? KP_WR_READ : KP_WR_WRITE;
+	/* READs: no more in flight than the connection's initiator depth */
+	u32 depth = min3(cb->opts.txdepth, cb->sq_depth - 4,
+			 rd ? (u32)cb->rd_atom : U32_MAX);
 	/* signal every quarter of the window, and the last write */
 	u32 sig = max(depth / 4, 1u);
+	unsigned int spin = kp_loop_spin(cb);
 	struct ib_wc wc[KP_BW_BATCH];
 	u64 posted = 0, done = 0, now;
-	bool stop = false;
+	bool timed = !warm, stop = false;
 	int n, i, ret;
 
-	kp_bw_track_init(&cb->track, cb->samples,
-			 cb->count ? min(cb->opts.txdepth, cb->count) :
-			 cb->opts.txdepth);
-	kp_run_begin(cb);
-	now = cb->run.start_ns;
+	if (timed) {
+		kp_bw_track_init(&cb->track, cb->samples,
+				 cb->count ? min(cb->opts.txdepth, cb->count) :
+				 cb->opts.txdepth);
+		kp_run_begin(cb);
+	}
+	now = ktime_get_ns();
 	while (!stop || done < posted) {
 		while (!stop && posted - done < depth) {
-			bool last = kp_run_over(cb, posted + 1, now);
+			bool last = timed ? kp_run_over(cb, posted + 1, now) :
+				    posted + 1 == warm;
 			bool signal = (posted + 1) % sig == 0 || last;
 
 			now = ktime_get_ns();
-			kp_bw_track_post(&cb->track, posted, now);
-			ret = kp_post_rdma(cb, IB_WR_RDMA_WRITE, &cb->rdma,
-					   cb->size, KP_WR_WRITE |
-					   posted << KP_WR_IDX_SHIFT,
+			if (timed)
+				kp_bw_track_post(&cb->track, posted, now);
+			ret = kp_post_rdma(cb, op, &cb->rdma, cb->size,
+					   kind | posted << KP_WR_IDX_SHIFT,
 					   signal, 0);
 			if (ret)
 				return ret;
@@ -46,23 +62,23 @@ int kp_bw_run(struct kp_cb *cb)
 			stop = last;
 		}
 		/*
-		 * The window is full: sleep on the CQ rather than spin, so a
-		 * software device's deferred softirq work (ksoftirqd on this
-		 * CPU) is not starved; with txdepth in flight the wire stays
-		 * busy meanwhile.
+		 * The window is full: busy-poll the CQ as perftest does (or,
+		 * with events, sleep on it); with txdepth in flight the wire
+		 * stays busy meanwhile.
 		 */
-		n = kp_poll(cb, wc, KP_BW_BATCH, KP_SPIN_BW);
+		n = kp_poll(cb, wc, KP_BW_BATCH, spin);
 		if (n < 0)
 			return n;
 		now = ktime_get_ns();
 		for (i = 0; i < n; i++) {
-			if ((u8)wc[i].wr_id == KP_WR_WRITE) {
-				/* this write and every unsignaled one before */
+			if ((u8)wc[i].wr_id == kind) {
+				/* this one and every unsignaled one before */
 				u64 last = wc[i].wr_id >> KP_WR_IDX_SHIFT;
 
-				while (done <= last)
-					kp_bw_track_done(&cb->track, done++,
-							 now);
+				for (; done <= last; done++)
+					if (timed)
+						kp_bw_track_done(&cb->track,
+								 done, now);
 				continue;
 			}
 			/* our hello's own completion, reaped by kp_poll() */
@@ -79,7 +95,23 @@ int kp_bw_run(struct kp_cb *cb)
 			       wc[i].wr_id);
 			return -EPROTO;
 		}
-		kp_run_tick(cb, done, now);
+		if (timed)
+			kp_run_tick(cb, done, now);
+		kp_loop_yield(cb);
 	}
+	if (!timed)
+		return 0;
 	return kp_stats_bw(cb, done, ktime_get_ns() - cb->run.start_ns);
+}
+
+int kp_bw_run(struct kp_cb *cb)
+{
+	int ret;
+
+	if (cb->opts.role == KP_ROLE_CLIENT && cb->opts.warmup) {
+		ret = kp_bw_stream(cb, cb->opts.warmup);
+		if (ret)
+			return ret;
+	}
+	return kp_bw_stream(cb, 0);
 }

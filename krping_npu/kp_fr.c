@@ -11,10 +11,12 @@
 
 int kp_fr_run(struct kp_cb *cb)
 {
+	unsigned int spin = kp_loop_spin(cb);
 	struct ib_wc wc;
 	u32 i, got;
 	int ret;
 
+	kp_run_begin(cb);
 	for (i = 0; i < cb->count; i++) {
 		u64 t0 = ktime_get_ns();
 
@@ -27,13 +29,14 @@ int kp_fr_run(struct kp_cb *cb)
 		if (ret)
 			return ret;
 		for (got = 0; got < 2; ) {
-			ret = kp_poll(cb, &wc, 1, KP_SPIN_ALWAYS);
+			ret = kp_poll(cb, &wc, 1, spin);
 			if (ret < 0)
 				return ret;
 			if (wc.wr_id == KP_WR_REG || wc.wr_id == KP_WR_INV)
 				got++;
 		}
-		cb->samples[i] = ktime_get_ns() - t0;
+		kp_lat_sample(cb, i, ktime_get_ns() - t0);
+		kp_loop_yield(cb);
 	}
 	return kp_stats_lat(cb, cb->count, 1);
 }

@@ -7,6 +7,7 @@
  * verbs object.
  */
 #include <linux/slab.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
@@ -98,6 +99,17 @@ struct kp_record *kp_rec_new(const struct kp_opts *o)
 	return rec;
 }
 
+static void kp_rec_free(struct kp_record *r)
+{
+	u32 i;
+
+	for (i = 0; i < r->nres; i++)
+		if (!r->res[i].is_bw)
+			kfree(r->res[i].lat.hist);
+	kfree(r->res);
+	kfree(r);
+}
+
 /* Mark @rec finished; drop the oldest finished records beyond the limit. */
 void kp_rec_finish(struct kp_record *rec, int ret)
 {
@@ -115,8 +127,7 @@ void kp_rec_finish(struct kp_record *rec, int ret)
 		if (r->state == KP_REC_RUNNING)
 			continue;
 		list_del(&r->node);
-		kfree(r->res);
-		kfree(r);
+		kp_rec_free(r);
 		kp_finished--;
 	}
 	mutex_unlock(&kp_rec_lock);
@@ -187,11 +198,13 @@ int kp_rec_show(struct seq_file *m, void *v)
 int kp_rec_show_json(struct seq_file *m, void *v)
 {
 	struct kp_json_ctx c = { .kernel = utsname()->release };
+	size_t size = KP_JSON_MAX;
 	struct kp_record *r;
 	char *line;
+	int ret = 0;
 	u32 i;
 
-	line = kmalloc(KP_JSON_MAX, GFP_KERNEL);
+	line = kvmalloc(size, GFP_KERNEL);
 	if (!line)
 		return -ENOMEM;
 	mutex_lock(&kp_rec_lock);
@@ -202,19 +215,35 @@ int kp_rec_show_json(struct seq_file *m, void *v)
 		c.dev = r->dev;
 		for (i = 0; i < r->nres; i++) {
 			const struct kp_result *res = &r->res[i];
+			size_t need;
 
 			c.mode = kp_mode_name(res->mode);
 			c.duration_s = res->duration_s;
-			if (res->is_bw)
-				kp_bw_json(line, KP_JSON_MAX, &c, &res->bw);
-			else
-				kp_lat_json(line, KP_JSON_MAX, &c, &res->lat);
-			seq_printf(m, "%s\n", line);
+			if (res->is_bw) {
+				kp_bw_json(line, size, &c, &res->bw);
+				seq_printf(m, "%s\n", line);
+				continue;
+			}
+			/* a histogram makes the line as long as it needs */
+			need = kp_lat_json(NULL, 0, &c, &res->lat) + 1;
+			if (need > size) {
+				kvfree(line);
+				size = need;
+				line = kvmalloc(size, GFP_KERNEL);
+				if (!line) {
+					ret = -ENOMEM;
+					goto out;
+				}
+			}
+			kp_lat_json(line, size, &c, &res->lat);
+			seq_puts(m, line);
+			seq_putc(m, '\n');
 		}
 	}
+out:
 	mutex_unlock(&kp_rec_lock);
-	kfree(line);
-	return 0;
+	kvfree(line);
+	return ret;
 }
 
 /* Forget every record (module exit: no test runs any more). */
@@ -224,7 +253,6 @@ void kp_rec_exit(void)
 
 	list_for_each_entry_safe(r, tmp, &kp_records, node) {
 		list_del(&r->node);
-		kfree(r->res);
-		kfree(r);
+		kp_rec_free(r);
 	}
 }

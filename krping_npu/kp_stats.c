@@ -7,6 +7,9 @@
  * interval.
  */
 #include <linux/ktime.h>
+#include <linux/kernel_stat.h>
+#include <linux/sched/cputime.h>
+#include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "krping_npu.h"
@@ -17,12 +20,35 @@ int kp_stats_alloc(struct kp_cb *cb)
 	if (cb->opts.role == KP_ROLE_SERVER &&
 	    !(cb->mode == KP_MODE_BW && cb->duplex))
 		return 0;
-	/* duration runs keep the last KP_MAX_COUNT latency samples */
-	cb->nsamples = cb->mode == KP_MODE_BW ? KP_BW_RING :
-		       cb->count ?: KP_MAX_COUNT;
+	if (kp_mode_bw(cb->mode)) {
+		cb->nsamples = KP_BW_RING;
+		cb->softirq_ns = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+		if (!cb->softirq_ns || !zalloc_cpumask_var(&cb->cpus_run,
+							   GFP_KERNEL)) {
+			kp_err(cb, "no memory for CPU time accounting");
+			kp_stats_free(cb);
+			return -ENOMEM;
+		}
+	} else {
+		/*
+		 * Every iteration of every run goes into the histogram; a
+		 * count run (at most KP_MAX_COUNT) keeps its samples too, for
+		 * exact figures.
+		 */
+		cb->hist = vmalloc(sizeof(*cb->hist));
+		if (!cb->hist) {
+			kp_err(cb, "no memory for a latency histogram");
+			return -ENOMEM;
+		}
+		kp_hist_reset(cb->hist);
+		cb->nsamples = cb->count;
+		if (!cb->nsamples)
+			return 0;
+	}
 	cb->samples = vmalloc(array_size(cb->nsamples, sizeof(u64)));
 	if (!cb->samples) {
 		kp_err(cb, "no memory for %u timestamps", cb->nsamples);
+		kp_stats_free(cb);
 		return -ENOMEM;
 	}
 	return 0;
@@ -33,6 +59,56 @@ void kp_stats_free(struct kp_cb *cb)
 	vfree(cb->samples);
 	cb->samples = NULL;
 	cb->nsamples = 0;
+	vfree(cb->hist);
+	cb->hist = NULL;
+	if (cb->softirq_ns)
+		free_cpumask_var(cb->cpus_run);
+	kfree(cb->softirq_ns);
+	cb->softirq_ns = NULL;
+}
+
+/* The system time of the current thread so far, ns. */
+static u64 kp_thread_ns(void)
+{
+	u64 ut, st;
+
+	task_cputime_adjusted(current, &ut, &st);
+	return st;
+}
+
+/* Softirq time of @cpu so far, ns (tick-sampled without IRQ_TIME_ACCOUNTING). */
+static u64 kp_softirq_ns(int cpu)
+{
+	struct kernel_cpustat kcs;
+
+	kcpustat_cpu_fetch(&kcs, cpu);
+	return kcs.cpustat[CPUTIME_SOFTIRQ];
+}
+
+/* A bw stream starts: where the CPU time stands. */
+static void kp_cpu_begin(struct kp_cb *cb)
+{
+	int cpu;
+
+	if (!cb->softirq_ns)
+		return;
+	cpumask_clear(cb->cpus_run);
+	__cpumask_set_cpu(raw_smp_processor_id(), cb->cpus_run);
+	for_each_possible_cpu(cpu)
+		cb->softirq_ns[cpu] = kp_softirq_ns(cpu);
+	cb->run.thread_ns = kp_thread_ns();
+}
+
+/* ... and what it used: the thread's time, softirq on the CPUs it ran on. */
+static void kp_cpu_end(struct kp_cb *cb, struct kp_bw_result *r)
+{
+	u64 softirq = 0;
+	int cpu;
+
+	__cpumask_set_cpu(raw_smp_processor_id(), cb->cpus_run);
+	for_each_cpu(cpu, cb->cpus_run)
+		softirq += kp_softirq_ns(cpu) - cb->softirq_ns[cpu];
+	kp_bw_cpu(r, kp_thread_ns() - cb->run.thread_ns, softirq);
 }
 
 /* A loop starts: its end and its first progress report. */
@@ -42,6 +118,7 @@ void kp_run_begin(struct kp_cb *cb)
 	u64 now = ktime_get_ns();
 
 	memset(r, 0, sizeof(*r));
+	r->timed = true;
 	r->start_ns = now;
 	r->last_ns = now;
 	if (cb->duration_s)
@@ -50,6 +127,39 @@ void kp_run_begin(struct kp_cb *cb)
 		r->interval_ns = (u64)cb->opts.progress_s * NSEC_PER_SEC;
 		r->next_report_ns = now + r->interval_ns;
 	}
+	kp_cpu_begin(cb);
+}
+
+/* A loop ends: how often it yielded, and where. */
+void kp_run_end(struct kp_cb *cb)
+{
+	struct kp_run *r = &cb->run;
+
+	if (!r->timed)
+		return;
+	r->timed = false;
+	kp_info(cb, "%s #bytes=%u: %llu iterations, yielded %llu times between them (one in %u), %llu waits yielded after %u us of busy-polling",
+		kp_mode_name(cb->mode), cb->size, r->iters, r->yields,
+		KP_YIELD_EVERY, r->late_waits, KP_LATE_US);
+}
+
+/* Between two iterations of a measured loop: nothing is being timed. */
+void kp_loop_yield(struct kp_cb *cb)
+{
+	struct kp_run *r = &cb->run;
+
+	if (cb->softirq_ns)
+		__cpumask_set_cpu(raw_smp_processor_id(), cb->cpus_run);
+	if (++r->iters % KP_YIELD_EVERY)
+		return;
+	r->yields++;
+	cond_resched();
+}
+
+/* How the measured loops wait for a completion: busy-poll, or events. */
+unsigned int kp_loop_spin(struct kp_cb *cb)
+{
+	return cb->opts.events ? 0 : KP_SPIN_ALWAYS;
 }
 
 /* Is a loop that has done @iters iterations finished at @now? */
@@ -64,7 +174,9 @@ void kp_lat_sample(struct kp_cb *cb, u64 i, u64 ns)
 {
 	struct kp_run *r = &cb->run;
 
-	cb->samples[i % cb->nsamples] = ns;
+	if (i < cb->nsamples)
+		cb->samples[i] = ns;
+	kp_hist_record(cb->hist, ns);
 	r->lat_sum += ns;
 	r->lat_n++;
 	if (ns > r->lat_max)
@@ -85,7 +197,7 @@ void kp_run_tick(struct kp_cb *cb, u64 iters, u64 now)
 	if (!r->next_report_ns || now < r->next_report_ns)
 		return;
 	p.elapsed_ms = div_u64(now - r->start_ns, NSEC_PER_MSEC);
-	if (cb->mode == KP_MODE_BW) {
+	if (kp_mode_bw(cb->mode)) {
 		p.bw_x100 = span ? mul_u64_u64_div_u64((iters - r->last_iters) *
 						       cb->size,
 						       100 * NSEC_PER_SEC,
@@ -113,15 +225,38 @@ static int kp_add(struct kp_cb *cb, struct kp_result *res)
 	return kp_rec_add(cb, res);
 }
 
-/* @n iterations, of which the last cb->nsamples are in cb->samples. */
+/*
+ * A latency result of @n iterations: exact from the samples of a count
+ * run, from the histogram of a duration run; either way with the
+ * histogram of the whole run, which starts afresh for the next size.
+ */
 int kp_stats_lat(struct kp_cb *cb, u64 n, u32 div)
 {
 	struct kp_result res = { .is_bw = false };
+	struct kp_hist *h = cb->hist;
+	u32 used;
+	int ret;
 
-	kp_lat_compute(cb->samples, (u32)min_t(u64, n, cb->nsamples), div,
-		       cb->size, &res.lat);
-	res.lat.iters = n;
-	return kp_add(cb, &res);
+	kp_run_end(cb);
+	if (!h->n || h->n != n) {
+		kp_err(cb, "%llu iterations, %llu timed", n, h->n);
+		return -EPROTO;
+	}
+	if (n <= cb->nsamples)
+		kp_lat_compute(cb->samples, (u32)n, div, cb->size, &res.lat);
+	else
+		kp_hist_compute(h, div, cb->size, &res.lat);
+	used = kp_hist_used(h);
+	res.lat.hist = kmalloc_array(used, sizeof(*res.lat.hist), GFP_KERNEL);
+	if (!res.lat.hist)
+		return -ENOMEM;
+	res.lat.nhist = kp_hist_export(h, res.lat.hist, used);
+	res.lat.hist_div = div;
+	kp_hist_reset(h);
+	ret = kp_add(cb, &res);
+	if (ret)
+		kfree(res.lat.hist);
+	return ret;
 }
 
 int kp_stats_bw(struct kp_cb *cb, u64 n, u64 total_ns)
@@ -129,9 +264,12 @@ int kp_stats_bw(struct kp_cb *cb, u64 n, u64 total_ns)
 	struct kp_result res = { .is_bw = true };
 	u64 best = cb->track.best;
 
+	kp_run_end(cb);
 	/* fewer messages than a window: the peak is the average */
 	if (best == ~0ull)
 		best = 0;
 	kp_bw_compute(cb->size, n, total_ns, cb->track.window, best, &res.bw);
+	kp_cpu_end(cb, &res.bw);
+	res.bw.gbits = cb->opts.gbits;
 	return kp_add(cb, &res);
 }

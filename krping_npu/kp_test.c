@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kp_test.c - setup and end of the test modes (rlat, wlat, bw, fr):
+ * kp_test.c - setup and end of the test modes (rlat, wlat, bw, bw_read,
+ * fr):
  *
  *   client                                server
  *   HELLO {buffer, mode, count or      ->  checks, allocates its buffer
@@ -77,6 +78,8 @@ static int (*kp_test_loop(struct kp_cb *cb))(struct kp_cb *)
 		return kp_wlat_run;
 	case KP_MODE_BW:
 		return client || cb->duplex ? kp_bw_run : NULL;
+	case KP_MODE_BW_READ:
+		return client ? kp_bw_run : NULL;
 	case KP_MODE_FR:
 		return client ? kp_fr_run : NULL;
 	default:
@@ -184,7 +187,7 @@ static int kp_test_check(struct kp_cb *cb)
 	cb->rec->mode = cb->mode;
 
 	if (cb->mode != KP_MODE_RLAT && cb->mode != KP_MODE_WLAT &&
-	    cb->mode != KP_MODE_BW && cb->mode != KP_MODE_FR) {
+	    !kp_mode_bw(cb->mode) && cb->mode != KP_MODE_FR) {
 		kp_err(cb, "client asks for unknown mode %u", cb->mode);
 		return -EPROTO;
 	}

@@ -579,16 +579,18 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(cb->wait_ms);
 	unsigned int spins = 0;
+	bool late = false;
+	u64 late_at = 0;
 	int n, i;
 
-	/*
-	 * The loops call this once per operation and may never find the CQ
-	 * empty (a software device completes inside the post): yield and
-	 * look for signals here too, not only while spinning.
-	 */
 	if (signal_pending(current))
 		return -EINTR;
-	if (!(++cb->polls % 64))
+	/*
+	 * Outside the measured loops, which yield between iterations
+	 * (kp_loop_yield()), callers may never find the CQ empty (a software
+	 * device completes inside the post): yield here every so often.
+	 */
+	if (!cb->run.timed && !(++cb->polls % KP_YIELD_EVERY))
 		cond_resched();
 	for (;;) {
 		local_bh_disable();
@@ -609,6 +611,20 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 				return -EINTR;
 			if (time_after(jiffies, deadline))
 				goto timeout;
+			/*
+			 * A timed wait yields only once it is already late,
+			 * and from then on as any other.
+			 */
+			if (cb->run.timed && !late) {
+				u64 now = ktime_get_ns();
+
+				if (!late_at)
+					late_at = now + KP_LATE_US * NSEC_PER_USEC;
+				if (now < late_at)
+					continue;
+				late = true;
+				cb->run.late_waits++;
+			}
 			cond_resched();
 			continue;
 		}

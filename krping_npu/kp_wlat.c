@@ -33,6 +33,7 @@ static int kp_wlat_check(struct kp_cb *cb, u32 imm, u32 seq, bool *last)
  */
 static int kp_wlat_wait(struct kp_cb *cb, u32 seq, bool *last)
 {
+	unsigned int spin = kp_loop_spin(cb);
 	struct ib_wc wc[KP_WLAT_BATCH];
 	bool arrived = false;
 	int n, i, ret;
@@ -41,7 +42,7 @@ static int kp_wlat_wait(struct kp_cb *cb, u32 seq, bool *last)
 	if (!kp_imm_take(cb, &imm))
 		return kp_wlat_check(cb, imm, seq, last);
 	while (!arrived) {
-		n = kp_poll(cb, wc, KP_WLAT_BATCH, KP_SPIN_ALWAYS);
+		n = kp_poll(cb, wc, KP_WLAT_BATCH, spin);
 		if (n < 0)
 			return n;
 		for (i = 0; i < n; i++) {
@@ -68,25 +69,33 @@ static int kp_wlat_wait(struct kp_cb *cb, u32 seq, bool *last)
 /*
  * The client ends each size by marking its last write; the server, which
  * knows neither count nor clock of the client, answers that one (marked
- * too) and stops.
+ * too) and stops.  The client's first warmup= round trips are not timed;
+ * the server answers them like any other.
  */
 int kp_wlat_run(struct kp_cb *cb)
 {
 	bool client = cb->opts.role == KP_ROLE_CLIENT;
+	u64 warm = client ? cb->opts.warmup : 0;
 	bool last = false;
 	u64 i, t0, now;
 	u32 seq;
 	int ret;
 
-	kp_run_begin(cb);
-	now = cb->run.start_ns;
+	if (!warm)
+		kp_run_begin(cb);
+	now = ktime_get_ns();
 	for (i = 0; !last; i++) {
 		bool signal = (i + 1) % KP_WLAT_SIGNAL == 0;
+		bool timed = i >= warm;
 
+		if (i == warm && warm) {
+			kp_run_begin(cb);
+			now = cb->run.start_ns;
+		}
 		seq = (u32)i & ~KP_IMM_LAST;
 		t0 = ktime_get_ns();
 		if (client) {
-			last = kp_run_over(cb, i + 1, now);
+			last = timed && kp_run_over(cb, i - warm + 1, now);
 			ret = kp_post_rdma(cb, IB_WR_RDMA_WRITE_WITH_IMM,
 					   &cb->rdma, cb->size, KP_WR_WRITE,
 					   signal || last,
@@ -98,10 +107,10 @@ int kp_wlat_run(struct kp_cb *cb)
 		if (ret)
 			return ret;
 		now = ktime_get_ns();
-		if (client) {
-			kp_lat_sample(cb, i, now - t0);
-			kp_run_tick(cb, i + 1, now);
-		} else {
+		if (client && timed) {
+			kp_lat_sample(cb, i - warm, now - t0);
+			kp_run_tick(cb, i - warm + 1, now);
+		} else if (!client) {
 			ret = kp_post_rdma(cb, IB_WR_RDMA_WRITE_WITH_IMM,
 					   &cb->rdma, cb->size, KP_WR_WRITE,
 					   signal || last,
@@ -109,6 +118,7 @@ int kp_wlat_run(struct kp_cb *cb)
 			if (ret)
 				return ret;
 		}
+		kp_loop_yield(cb);
 	}
 	/*
 	 * The last writes' own completions.  The peer may have seen our last
@@ -128,7 +138,8 @@ int kp_wlat_run(struct kp_cb *cb)
 		}
 	}
 	if (client)
-		return kp_stats_lat(cb, i, 2);
+		return kp_stats_lat(cb, i - warm, 2);
+	kp_run_end(cb);
 	kp_rec_result(cb, "wlat served #bytes=%u #iterations=%llu", cb->size,
 		      (unsigned long long)i);
 	return 0;

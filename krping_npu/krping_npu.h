@@ -33,8 +33,14 @@
 #define KP_DRAIN_MS		2000	/* teardown: flushing the QP, the last sends */
 
 /* kp_poll(): empty polls before sleeping on the CQ */
-#define KP_SPIN_ALWAYS		UINT_MAX	/* latency loops */
-#define KP_SPIN_BW		0		/* bandwidth: a full window sleeps */
+#define KP_SPIN_ALWAYS		UINT_MAX	/* busy-poll (perftest's default) */
+/*
+ * The measured loops yield the CPU between iterations, once in this many;
+ * inside a timed interval a busy-poll yields only once a completion is
+ * KP_LATE_US late (and the result's log line counts those waits).
+ */
+#define KP_YIELD_EVERY		64
+#define KP_LATE_US		1000u
 
 /* The rping/krping advertisement: 16 bytes, network order. */
 struct kp_rdma_info {
@@ -139,6 +145,11 @@ struct kp_run {
 	u64 last_iters;
 	u64 lat_sum, lat_max;	/* latency samples of the interval */
 	u64 lat_n;
+	bool timed;		/* between kp_run_begin() and kp_run_end() */
+	u64 iters;		/* kp_loop_yield() calls */
+	u64 yields;		/* ... of which yielded */
+	u64 late_waits;		/* busy-polls that yielded inside an interval */
+	u64 thread_ns;		/* bw: the thread's system time at the start */
 };
 
 /*
@@ -247,11 +258,15 @@ struct kp_cb {
 	 */
 	struct mutex npu_lock;
 
-	/* preallocated timestamps, ns: latency samples (a ring in duration
-	 * runs), or the post times of the bw window
+	/* preallocated timestamps, ns: latency samples of a count run, or
+	 * the post times of the bw window
 	 */
 	u64 *samples;
 	u32 nsamples;
+	struct kp_hist *hist;	/* latency: every iteration of the run */
+	/* bw: each CPU's softirq time at the start, and the CPUs run on */
+	u64 *softirq_ns;
+	cpumask_var_t cpus_run;
 	struct kp_bw_track track;
 };
 
@@ -344,6 +359,9 @@ int kp_fr_run(struct kp_cb *cb);
 int kp_stats_alloc(struct kp_cb *cb);
 void kp_stats_free(struct kp_cb *cb);
 void kp_run_begin(struct kp_cb *cb);
+void kp_run_end(struct kp_cb *cb);
+void kp_loop_yield(struct kp_cb *cb);
+unsigned int kp_loop_spin(struct kp_cb *cb);
 bool kp_run_over(struct kp_cb *cb, u64 iters, u64 now);
 void kp_run_tick(struct kp_cb *cb, u64 iters, u64 now);
 void kp_lat_sample(struct kp_cb *cb, u64 i, u64 ns);

@@ -12,6 +12,7 @@
 #include <linux/string.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/bitops.h>
 #include <linux/sort.h>
 #ifdef KP_HAVE_LINUX_STDARG_H
 #include <linux/stdarg.h>
@@ -44,6 +45,16 @@ static inline u64 kp_mul_div(u64 a, u64 b, u64 c)
 	return mul_u64_u64_div_u64(a, b, c);
 #else
 	return (u64)((__uint128_t)a * b / c);
+#endif
+}
+
+/* the 1-based position of @v's highest set bit; 0 for 0 */
+static inline unsigned int kp_fls64(u64 v)
+{
+#ifdef __KERNEL__
+	return fls64(v);
+#else
+	return v ? 64 - (unsigned int)__builtin_clzll(v) : 0;
 #endif
 }
 

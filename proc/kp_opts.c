@@ -92,6 +92,14 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_PROGRESS] = { "progress", KP_T_U32, KP_F(progress_s), 1,
 		KP_MAX_PROGRESS,
 		"client rlat/wlat/bw: interim figures every this many seconds" },
+	[KP_OPT_WARMUP] = { "warmup", KP_T_U32, KP_F(warmup), 1, KP_MAX_COUNT,
+		"client rlat/wlat/bw: this many untimed iterations before each size" },
+	[KP_OPT_GBITS] = { "gbits", KP_T_FLAG, KP_F(gbits), 0, 0,
+		"client bw: bandwidth in Gb/s too (10^9 bits), beside MiB/s" },
+	[KP_OPT_EVENTS] = { "events", KP_T_FLAG, KP_F(events), 0, 0,
+		"client rlat/wlat/bw/fr: sleep on completion events instead of busy-polling" },
+	[KP_OPT_READ] = { "read", KP_T_FLAG, KP_F(bw_read), 0, 0,
+		"with bw: a stream of RDMA READs of the server's buffer (test bw_read), as ib_read_bw" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -112,6 +120,7 @@ static const char * const kp_mode_names[] = {
 	[KP_MODE_WLAT] = "wlat",
 	[KP_MODE_BW] = "bw",
 	[KP_MODE_FR] = "fr",
+	[KP_MODE_BW_READ] = "bw_read",
 };
 
 const char *kp_mode_name(enum kp_mode mode)
@@ -489,7 +498,7 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 {
 	static const int ids[] = { KP_OPT_SIZES, KP_OPT_DURATION,
-				   KP_OPT_PROGRESS };
+				   KP_OPT_PROGRESS, KP_OPT_WARMUP };
 	bool measured = o->mode == KP_MODE_RLAT || o->mode == KP_MODE_WLAT ||
 			o->mode == KP_MODE_BW;
 	unsigned int i;
@@ -509,6 +518,16 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 			       name, kp_mode_name(o->mode));
 			return -EINVAL;
 		}
+	}
+	if (o->gbits && (o->role != KP_ROLE_CLIENT || o->mode != KP_MODE_BW)) {
+		kp_err(err, errlen, "'gbits' is for a bw client, not a %s %s",
+		       kp_mode_name(o->mode), kp_role_name(o->role));
+		return -EINVAL;
+	}
+	if (o->events && (o->role != KP_ROLE_CLIENT ||
+			  o->mode == KP_MODE_PING)) {
+		kp_err(err, errlen, "'events' is for a client of rlat, wlat, bw or fr (ping: 'poll' chooses)");
+		return -EINVAL;
 	}
 	if (kp_opt_given(o, KP_OPT_SIZES) && kp_opt_given(o, KP_OPT_SIZE)) {
 		kp_err(err, errlen, "'sizes' conflicts with 'size'");
@@ -544,6 +563,14 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 	}
 	if (o->duplex && o->mode != KP_MODE_BW) {
 		kp_err(err, errlen, "'duplex' needs 'bw'");
+		return -EINVAL;
+	}
+	if (o->bw_read && o->mode != KP_MODE_BW) {
+		kp_err(err, errlen, "'read' needs 'bw' (bw,read: a READ stream)");
+		return -EINVAL;
+	}
+	if (o->bw_read && o->duplex) {
+		kp_err(err, errlen, "'duplex' streams WRITEs both ways; not with 'read'");
 		return -EINVAL;
 	}
 	if (o->mode == KP_MODE_PING && o->size < KP_PING_MIN_SIZE) {
@@ -653,6 +680,8 @@ int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
 	ret = kp_opts_check(o, err, errlen);
 	if (ret)
 		return ret;
+	if (o->bw_read)
+		o->mode = KP_MODE_BW_READ;
 	if (!o->nsizes) {
 		o->sizes[0] = o->size;
 		o->nsizes = 1;

@@ -39,7 +39,14 @@ enum kp_mode {
 	KP_MODE_WLAT,
 	KP_MODE_BW,
 	KP_MODE_FR,
+	KP_MODE_BW_READ,	/* "bw,read": a stream of RDMA READs */
 };
+
+/* The bandwidth modes: a stream, figures in MiB/s. */
+static inline bool kp_mode_bw(enum kp_mode mode)
+{
+	return mode == KP_MODE_BW || mode == KP_MODE_BW_READ;
+}
 
 struct kp_addr {
 	int family;			/* 0 (unset), 4 or 6 */
@@ -60,6 +67,7 @@ struct kp_opts {
 	u32 nsizes;
 	u32 duration_s;			/* run for this long instead of count */
 	u32 progress_s;			/* interim figures every this often */
+	u32 warmup;			/* untimed iterations before each size */
 	u32 txdepth;
 	u32 timeout_ms;
 	enum kp_mem mem;
@@ -73,6 +81,9 @@ struct kp_opts {
 	bool read_inv;
 	bool server_inv;
 	bool duplex;
+	bool bw_read;			/* bw: READs, not WRITEs (mode bw_read) */
+	bool gbits;			/* bw: Gb/s beside MiB/s */
+	bool events;			/* sleep on completion events, not busy-poll */
 	u64 given;			/* bit i: option i of the table was set */
 };
 
@@ -106,6 +117,10 @@ enum kp_opt_id {
 	KP_OPT_SIZES,
 	KP_OPT_DURATION,
 	KP_OPT_PROGRESS,
+	KP_OPT_WARMUP,
+	KP_OPT_GBITS,
+	KP_OPT_EVENTS,
+	KP_OPT_READ,
 	KP_OPT_NR,
 };
 

@@ -115,6 +115,8 @@ void kp_lat_compute(u64 *ns, u32 n, u32 div, u32 bytes,
 		sum += ns[i];
 	}
 	kp_sort_u64(ns, n);
+	r->hist = NULL;
+	r->nhist = 0;
 	r->bytes = bytes;
 	r->iters = n;
 	r->t_min = ns[0];
@@ -132,6 +134,142 @@ void kp_lat_compute(u64 *ns, u32 n, u32 div, u32 bytes,
 	r->p999 = kp_rank(ns, n, 999, 1000);
 	for (i = 0; i < KP_CDF_POINTS; i++)
 		r->cdf[i] = kp_rank(ns, n, kp_cdf_permille[i], 1000);
+}
+
+void kp_hist_reset(struct kp_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = ~0ull;
+}
+
+u64 kp_hist_lo(u32 idx)
+{
+	u32 e;
+
+	if (idx < KP_HIST_SUB)
+		return idx;
+	e = idx / KP_HIST_SUB - 1;
+	return (u64)(idx % KP_HIST_SUB + KP_HIST_SUB) << e;
+}
+
+u64 kp_hist_width(u32 idx)
+{
+	return idx < KP_HIST_SUB ? 1 : 1ull << (idx / KP_HIST_SUB - 1);
+}
+
+/*
+ * The value reported for bucket @idx: its middle, within @h's min and max;
+ * the last bucket's, when it holds values beyond the range, is the max.
+ */
+static u64 kp_hist_value(const struct kp_hist *h, u32 idx)
+{
+	u64 v = kp_hist_lo(idx) + kp_hist_width(idx) / 2;
+
+	if (idx == KP_HIST_BUCKETS - 1 && h->max >> KP_HIST_TOP_BITS)
+		return h->max;
+	if (v < h->min)
+		return h->min;
+	return v > h->max ? h->max : v;
+}
+
+/* The @k-th smallest sample (1-based), as its bucket's value. */
+static u64 kp_hist_at(const struct kp_hist *h, u64 k)
+{
+	u64 seen = 0;
+	u32 i;
+
+	if (k <= 1)
+		return h->min;
+	if (k >= h->n)
+		return h->max;
+	for (i = 0; i < KP_HIST_BUCKETS; i++) {
+		seen += h->count[i];
+		if (seen >= k)
+			return kp_hist_value(h, i);
+	}
+	return h->max;
+}
+
+u64 kp_hist_rank(const struct kp_hist *h, u64 num, u64 den)
+{
+	return kp_hist_at(h, kp_div(h->n * num + den - 1, den));
+}
+
+/* @x / @d, @d of any size: a divisor above 32 bits loses its low bits */
+static struct kp_u128 kp_u128_div64(struct kp_u128 x, u64 d)
+{
+	while (d >> 32) {
+		d >>= 1;
+		x.lo = x.lo >> 1 | x.hi << 63;
+		x.hi >>= 1;
+	}
+	return kp_u128_div32(&x, (u32)d);
+}
+
+void kp_hist_compute(const struct kp_hist *h, u32 div, u32 bytes,
+		     struct kp_lat_result *r)
+{
+	struct kp_u128 sq = { 0, 0 };
+	u64 n = h->n, mean;
+	u32 i;
+
+	if (!div)
+		div = 1;
+	r->hist = NULL;
+	r->nhist = 0;
+	r->bytes = bytes;
+	r->iters = n;
+	r->t_min = kp_div(h->min, div);
+	r->t_max = kp_div(h->max, div);
+	r->t_typical = kp_div(kp_hist_at(h, n / 2 + 1), div);
+	mean = kp_div(h->sum, n);
+	r->t_avg = kp_div(mean, div);
+	for (i = 0; i < KP_HIST_BUCKETS; i++) {
+		u64 v, d;
+
+		if (!h->count[i])
+			continue;
+		v = kp_hist_value(h, i);
+		d = v > mean ? v - mean : mean - v;
+		if (d >> 32) {
+			/* over 4 s from the mean: a square beyond 64 bits */
+			kp_u128_add_mul(&sq, h->count[i] * d, d);
+			if (h->count[i] * d / d != h->count[i])
+				sq.hi = ~0ull;
+			continue;
+		}
+		kp_u128_add_mul(&sq, h->count[i], d * d);
+	}
+	r->t_stdev = kp_div(kp_u128_sqrt(kp_u128_div64(sq, n)), div);
+	r->p99 = kp_div(kp_hist_rank(h, 99, 100), div);
+	r->p999 = kp_div(kp_hist_rank(h, 999, 1000), div);
+	for (i = 0; i < KP_CDF_POINTS; i++)
+		r->cdf[i] = kp_div(kp_hist_rank(h, kp_cdf_permille[i], 1000),
+				   div);
+}
+
+u32 kp_hist_used(const struct kp_hist *h)
+{
+	u32 i, used = 0;
+
+	for (i = 0; i < KP_HIST_BUCKETS; i++)
+		used += !!h->count[i];
+	return used;
+}
+
+u32 kp_hist_export(const struct kp_hist *h, struct kp_hist_bucket *out,
+		   u32 max)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < KP_HIST_BUCKETS && n < max; i++) {
+		if (!h->count[i])
+			continue;
+		out[n].count = h->count[i];
+		out[n].idx = i;
+		n++;
+	}
+	return n;
 }
 
 void kp_bw_track_init(struct kp_bw_track *t, u64 *ring, u32 window)
@@ -160,6 +298,12 @@ static u64 kp_mib_x100(u64 bytes, u64 ns)
 	return kp_mul_div(bytes, 100 * KP_NSEC_PER_SEC, ns) >> 20;
 }
 
+/* bits per ns are Gb/s */
+static u64 kp_gbps_x100(u64 bytes, u64 ns)
+{
+	return ns ? kp_mul_div(bytes, 8 * 100, ns) : 0;
+}
+
 void kp_bw_compute(u32 bytes, u64 iters, u64 total_ns, u32 window,
 		   u64 best_ns, struct kp_bw_result *r)
 {
@@ -167,12 +311,30 @@ void kp_bw_compute(u32 bytes, u64 iters, u64 total_ns, u32 window,
 		window = (u32)iters;
 	r->bytes = bytes;
 	r->iters = iters;
+	r->gbits = false;
+	r->cpu_thread_ns = 0;
+	r->cpu_softirq_ns = 0;
+	r->cpu_ns_per_gib = 0;
 	r->bw_avg_x100 = kp_mib_x100((u64)bytes * iters, total_ns);
 	r->bw_peak_x100 = kp_mib_x100((u64)bytes * window, best_ns);
-	if (r->bw_peak_x100 < r->bw_avg_x100)
+	r->gbps_avg_x100 = kp_gbps_x100((u64)bytes * iters, total_ns);
+	r->gbps_peak_x100 = kp_gbps_x100((u64)bytes * window, best_ns);
+	if (r->bw_peak_x100 < r->bw_avg_x100) {
 		r->bw_peak_x100 = r->bw_avg_x100;
+		r->gbps_peak_x100 = r->gbps_avg_x100;
+	}
 	r->msgrate_x1e6 = total_ns ?
 		kp_mul_div(iters, KP_NSEC_PER_SEC, total_ns) : 0;
+}
+
+void kp_bw_cpu(struct kp_bw_result *r, u64 thread_ns, u64 softirq_ns)
+{
+	u64 moved = (u64)r->bytes * r->iters;
+
+	r->cpu_thread_ns = thread_ns;
+	r->cpu_softirq_ns = softirq_ns;
+	r->cpu_ns_per_gib = moved ? kp_mul_div(thread_ns + softirq_ns,
+					       1ull << 30, moved) : 0;
 }
 
 /* ns as usec with two decimals, rounded: "%llu.%02u" of these two */
@@ -239,15 +401,27 @@ int kp_lat_format(char *buf, size_t len, const char *mode,
 int kp_bw_format(char *buf, size_t len, const char *mode,
 		 const struct kp_bw_result *r)
 {
-	return snprintf(buf, len,
-			"%s #bytes=%u #iterations=%llu BW_peak[MiB/sec]=%llu.%02u BW_average[MiB/sec]=%llu.%02u MsgRate[Mpps]=%llu.%06u",
-			mode, r->bytes, (unsigned long long)r->iters,
-			(unsigned long long)(r->bw_peak_x100 / 100),
-			(unsigned int)(r->bw_peak_x100 % 100),
-			(unsigned long long)(r->bw_avg_x100 / 100),
-			(unsigned int)(r->bw_avg_x100 % 100),
-			(unsigned long long)(r->msgrate_x1e6 / 1000000),
-			(unsigned int)(r->msgrate_x1e6 % 1000000));
+	struct kp_out o = { buf, len, 0 };
+
+	kp_put(&o, "%s #bytes=%u #iterations=%llu BW_peak[MiB/sec]=%llu.%02u BW_average[MiB/sec]=%llu.%02u MsgRate[Mpps]=%llu.%06u",
+	       mode, r->bytes, (unsigned long long)r->iters,
+	       (unsigned long long)(r->bw_peak_x100 / 100),
+	       (unsigned int)(r->bw_peak_x100 % 100),
+	       (unsigned long long)(r->bw_avg_x100 / 100),
+	       (unsigned int)(r->bw_avg_x100 % 100),
+	       (unsigned long long)(r->msgrate_x1e6 / 1000000),
+	       (unsigned int)(r->msgrate_x1e6 % 1000000));
+	/* seconds with four decimals, truncated */
+	kp_put(&o, " CPU[s/GiB]=%llu.%04u",
+	       (unsigned long long)(r->cpu_ns_per_gib / KP_NSEC_PER_SEC),
+	       (unsigned int)(r->cpu_ns_per_gib % KP_NSEC_PER_SEC / 100000));
+	if (r->gbits)
+		kp_put(&o, " BW_peak[Gb/sec]=%llu.%02u BW_average[Gb/sec]=%llu.%02u",
+		       (unsigned long long)(r->gbps_peak_x100 / 100),
+		       (unsigned int)(r->gbps_peak_x100 % 100),
+		       (unsigned long long)(r->gbps_avg_x100 / 100),
+		       (unsigned int)(r->gbps_avg_x100 % 100));
+	return (int)o.n;
 }
 
 int kp_ping_format(char *buf, size_t len, u32 rounds, u32 bytes,
@@ -286,7 +460,7 @@ int kp_record_format(char *buf, size_t len, u32 id, const char *role,
 int kp_progress_format(char *buf, size_t len, const char *mode,
 		       const struct kp_progress *p)
 {
-	if (!strcmp(mode, "bw"))
+	if (!strncmp(mode, "bw", 2))	/* bw, bw_read */
 		return snprintf(buf, len,
 				"%s #bytes=%u iterations=%llu elapsed[s]=%llu.%02u BW[MiB/sec]=%llu.%02u errors=%u",
 				mode, p->bytes, (unsigned long long)p->iters,
@@ -328,7 +502,25 @@ int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,
 		kp_put(&o, "%s[%u.%03u, %llu.%02u]", i ? ", " : "",
 		       kp_cdf_permille[i] / 1000, kp_cdf_permille[i] % 1000,
 		       KP_US_INT(r->cdf[i]), KP_US_FRAC(r->cdf[i]));
-	kp_put(&o, "]}");
+	kp_put(&o, "]");
+	if (r->nhist) {
+		u32 div = r->hist_div ? r->hist_div : 1;
+
+		kp_put(&o, ", \"histogram\": [");
+		for (i = 0; i < r->nhist; i++) {
+			u32 idx = r->hist[i].idx;
+			/* the bucket's middle, in ns; three decimals of usec */
+			u64 ns = kp_div(kp_hist_lo(idx) + kp_hist_width(idx) / 2,
+					div);
+
+			kp_put(&o, "%s[%llu.%03u, %llu]", i ? ", " : "",
+			       (unsigned long long)(ns / 1000),
+			       (unsigned int)(ns % 1000),
+			       (unsigned long long)r->hist[i].count);
+		}
+		kp_put(&o, "]");
+	}
+	kp_put(&o, "}");
 	return (int)o.n;
 }
 
@@ -338,12 +530,26 @@ int kp_bw_json(char *buf, size_t len, const struct kp_json_ctx *c,
 	struct kp_out o = { buf, len, 0 };
 
 	kp_json_head(&o, c, r->bytes, r->iters);
-	kp_put(&o, ", \"BW_peak\": %llu.%02u, \"BW_average\": %llu.%02u, \"MsgRate\": %llu.%06u}",
+	kp_put(&o, ", \"BW_peak\": %llu.%02u, \"BW_average\": %llu.%02u, \"MsgRate\": %llu.%06u",
 	       (unsigned long long)(r->bw_peak_x100 / 100),
 	       (unsigned int)(r->bw_peak_x100 % 100),
 	       (unsigned long long)(r->bw_avg_x100 / 100),
 	       (unsigned int)(r->bw_avg_x100 % 100),
 	       (unsigned long long)(r->msgrate_x1e6 / 1000000),
 	       (unsigned int)(r->msgrate_x1e6 % 1000000));
+	kp_put(&o, ", \"cpu_s_per_GiB\": %llu.%04u, \"cpu_thread_s\": %llu.%06u, \"cpu_softirq_s\": %llu.%06u",
+	       (unsigned long long)(r->cpu_ns_per_gib / KP_NSEC_PER_SEC),
+	       (unsigned int)(r->cpu_ns_per_gib % KP_NSEC_PER_SEC / 100000),
+	       (unsigned long long)(r->cpu_thread_ns / KP_NSEC_PER_SEC),
+	       (unsigned int)(r->cpu_thread_ns % KP_NSEC_PER_SEC / 1000),
+	       (unsigned long long)(r->cpu_softirq_ns / KP_NSEC_PER_SEC),
+	       (unsigned int)(r->cpu_softirq_ns % KP_NSEC_PER_SEC / 1000));
+	if (r->gbits)
+		kp_put(&o, ", \"BW_peak_gbits\": %llu.%02u, \"BW_average_gbits\": %llu.%02u",
+		       (unsigned long long)(r->gbps_peak_x100 / 100),
+		       (unsigned int)(r->gbps_peak_x100 % 100),
+		       (unsigned long long)(r->gbps_avg_x100 / 100),
+		       (unsigned int)(r->gbps_avg_x100 % 100));
+	kp_put(&o, "}");
 	return (int)o.n;
 }

@@ -13,12 +13,89 @@
 #define KP_CDF_POINTS	16
 extern const u16 kp_cdf_permille[KP_CDF_POINTS];
 
+/* A non-empty bucket of a latency histogram (struct kp_hist). */
+struct kp_hist_bucket {
+	u64 count;
+	u32 idx;
+};
+
 struct kp_lat_result {
 	u32 bytes;
 	u64 iters;
 	u64 t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;	/* ns */
 	u64 cdf[KP_CDF_POINTS];	/* ns at each of kp_cdf_permille */
+	/* the whole run's histogram, non-empty buckets in order (or none) */
+	struct kp_hist_bucket *hist;
+	u32 nhist;
+	u32 hist_div;		/* its values are divided by this */
 };
+
+/*
+ * A log-linear latency histogram (HdrHistogram's scheme): values below
+ * 2 * KP_HIST_SUB ns are counted exactly, each power of two above in
+ * KP_HIST_SUB equal buckets, so a bucket is at most 1/128 of its values
+ * wide and any value reported from it (the bucket's middle) is within
+ * 0.4% of every sample in it, from 1 ns to 2^37 ns (137 s).  Larger
+ * values are counted in the last bucket.  Fixed size, O(1) to record;
+ * min, max and the sum are exact.
+ */
+#define KP_HIST_SUB_BITS	7
+#define KP_HIST_SUB		(1u << KP_HIST_SUB_BITS)
+#define KP_HIST_TOP_BITS	37
+#define KP_HIST_BUCKETS		((KP_HIST_TOP_BITS - KP_HIST_SUB_BITS + 1) * KP_HIST_SUB)
+
+struct kp_hist {
+	u64 n, sum, min, max;
+	u64 count[KP_HIST_BUCKETS];
+};
+
+void kp_hist_reset(struct kp_hist *h);
+
+static inline u32 kp_hist_index(u64 v)
+{
+	unsigned int e;
+
+	if (v < KP_HIST_SUB)
+		return (u32)v;
+	if (v >> KP_HIST_TOP_BITS)
+		return KP_HIST_BUCKETS - 1;
+	e = kp_fls64(v) - 1 - KP_HIST_SUB_BITS;	/* bucket width 2^e */
+	return (e + 1) * KP_HIST_SUB + (u32)(v >> e) - KP_HIST_SUB;
+}
+
+static inline void kp_hist_record(struct kp_hist *h, u64 v)
+{
+	h->count[kp_hist_index(v)]++;
+	h->n++;
+	h->sum += v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+/* The lowest value bucket @idx counts, and its width. */
+u64 kp_hist_lo(u32 idx);
+u64 kp_hist_width(u32 idx);
+
+/*
+ * The figures of @h (at least one sample), each divided by @div, into @r,
+ * as kp_lat_compute() does from exact samples: percentiles by nearest
+ * rank, the first and last rank exact.  Neither this nor
+ * kp_lat_compute() attaches a histogram to @r (hist NULL, nhist 0).
+ */
+void kp_hist_compute(const struct kp_hist *h, u32 div, u32 bytes,
+		     struct kp_lat_result *r);
+
+/* The nearest-rank percentile @num / @den of @h's samples (not divided). */
+u64 kp_hist_rank(const struct kp_hist *h, u64 num, u64 den);
+
+/* Copy @h's non-empty buckets into @out (room for @max); returns how many. */
+u32 kp_hist_export(const struct kp_hist *h, struct kp_hist_bucket *out,
+		   u32 max);
+
+/* How many buckets of @h are non-empty. */
+u32 kp_hist_used(const struct kp_hist *h);
 
 struct kp_bw_result {
 	u32 bytes;
@@ -26,6 +103,15 @@ struct kp_bw_result {
 	u64 bw_peak_x100;	/* MiB/s, times 100 */
 	u64 bw_avg_x100;	/* MiB/s, times 100 */
 	u64 msgrate_x1e6;	/* Mpps, times 10^6 */
+	bool gbits;		/* also report Gb/s (perftest --report_gbits) */
+	u64 gbps_peak_x100;	/* Gb/s (10^9 bits), times 100 */
+	u64 gbps_avg_x100;
+	/*
+	 * CPU cost: the stream's thread's system time and the softirq time
+	 * of the CPUs it ran on, ns; both per GiB moved (kp_bw_cpu()).
+	 */
+	u64 cpu_thread_ns, cpu_softirq_ns;
+	u64 cpu_ns_per_gib;
 };
 
 struct kp_counters {
@@ -69,10 +155,18 @@ void kp_bw_track_done(struct kp_bw_track *t, u64 idx, u64 ns);
 
 /*
  * @iters messages of @bytes each in @total_ns; the best @window messages in
- * @best_ns.
+ * @best_ns.  Gb/s is computed too; r->gbits (cleared here) says whether
+ * the text and JSON show it.
  */
 void kp_bw_compute(u32 bytes, u64 iters, u64 total_ns, u32 window,
 		   u64 best_ns, struct kp_bw_result *r);
+
+/*
+ * The CPU time a stream of r->iters messages of r->bytes used: @thread_ns
+ * of its thread, @softirq_ns of softirq work on its CPUs, into @r as
+ * nanoseconds per GiB (2^30 bytes) moved.
+ */
+void kp_bw_cpu(struct kp_bw_result *r, u64 thread_ns, u64 softirq_ns);
 
 /* The one-line results; each returns what snprintf returns. */
 int kp_lat_format(char *buf, size_t len, const char *mode,
@@ -108,7 +202,10 @@ struct kp_json_ctx {
 
 /*
  * One JSON object (one line, no newline) with perftest's --out_json names;
- * each returns what snprintf returns.
+ * each returns what snprintf returns.  A latency result with a histogram
+ * carries it as "histogram": [[usec, count], ...], one pair a non-empty
+ * bucket (its middle, divided as the result is); size @buf with a first
+ * call of @len 0.
  */
 int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,
 		const struct kp_lat_result *r);

@@ -22,7 +22,9 @@ for mem in ("host", "npu"):
             out.write(json.dumps({"test": test, "role": "client", "mem": mem, "MsgSize": size,
                 "n_iterations": 1000, "t_min": t * .8, "t_typical": t, "percentile_99": t * 2,
                 "percentile_99.9": t * 3, "t_max": t * 4,
-                "cdf": [[p / 1000, t * (0.8 + p / 300.0)] for p in cdf]}) + "\n")
+                "cdf": [[p / 1000, t * (0.8 + p / 300.0)] for p in cdf],
+                # npu results carry the whole run's histogram, as the module writes it
+                **({"histogram": [[t * (0.8 + i / 100.0), 10] for i in range(100)]} if mem == "npu" else {})}) + "\n")
         out.write(json.dumps({"test": "bw", "role": "client", "mem": mem, "MsgSize": size,
             "n_iterations": 1000, "BW_peak": 1200 / k, "BW_average": min(1000, size / 50.0) / k,
             "MsgRate": 0.1}) + "\n")

@@ -293,7 +293,8 @@ static void test_help(void)
 		"local_dma_lkey", "read_inv", "server_inv", "fr", "rlat", "wlat",
 		"bw", "duplex", "timeout=", "mem=host|npu", "npu_dev=",
 		"npu_va=N|0xN", "npu_len=N|0xN",
-		"sizes=N[-M][:...]", "duration=", "progress=",
+		"sizes=N[-M][:...]", "duration=", "progress=", "warmup=",
+		"gbits", "events", "read",
 	};
 	unsigned int i;
 
@@ -394,8 +395,48 @@ static void test_duration(void)
 		   "client option");
 }
 
+static void test_perftest_opts(void)
+{
+	expect_ok(BASE ",wlat,warmup=100,events");
+	KT_CHECK(o.warmup == 100 && o.events && !o.gbits, "warmup %u events %d",
+		 o.warmup, o.events);
+	expect_ok(BASE ",bw,gbits,warmup=1,duration=5");
+	KT_CHECK(o.gbits && o.warmup == 1 && !o.events, "gbits");
+	expect_ok(BASE ",rlat,sizes=64-128,warmup=1000000");
+	expect_ok(BASE ",fr,events");
+	expect_err(BASE ",bw,warmup=0", -ERANGE, "warmup");
+	expect_err(BASE ",bw,warmup=1000001", -ERANGE, "warmup");
+	expect_err(BASE ",warmup=10", -EINVAL, "needs 'rlat'");
+	expect_err(BASE ",fr,warmup=10", -EINVAL, "needs 'rlat'");
+	expect_err("server,addr=192.0.2.1,port=1,warmup=10", -EINVAL,
+		   "client option");
+	/* gbits on a latency test, or a server: refused */
+	expect_err(BASE ",wlat,gbits", -EINVAL, "'gbits' is for a bw client");
+	expect_err(BASE ",gbits", -EINVAL, "'gbits' is for a bw client");
+	expect_err("server,addr=192.0.2.1,port=1,bw,gbits", -EINVAL,
+		   "'gbits' is for a bw client");
+	expect_err(BASE ",events", -EINVAL, "'events' is for a client");
+	expect_err("server,addr=192.0.2.1,port=1,events", -EINVAL,
+		   "'events' is for a client");
+	expect_err(BASE ",bw,gbits=1", -EINVAL, "");
+	/* bw,read: the READ stream, a mode of its own */
+	expect_ok(BASE ",bw,read,gbits,warmup=10,sizes=64-4096");
+	KT_CHECK(o.mode == KP_MODE_BW_READ && kp_mode_bw(o.mode) &&
+		 !strcmp(kp_mode_name(o.mode), "bw_read"), "bw,read: mode %d",
+		 o.mode);
+	expect_ok(BASE ",read,bw");
+	KT_CHECK(o.mode == KP_MODE_BW_READ, "read,bw");
+	expect_ok(BASE ",bw");
+	KT_CHECK(o.mode == KP_MODE_BW && kp_mode_bw(o.mode) &&
+		 !kp_mode_bw(KP_MODE_WLAT), "bw alone");
+	expect_err(BASE ",read", -EINVAL, "'read' needs 'bw'");
+	expect_err(BASE ",wlat,read", -EINVAL, "'read' needs 'bw'");
+	expect_err(BASE ",bw,read,duplex", -EINVAL, "not with 'read'");
+}
+
 int main(void)
 {
+	test_perftest_opts();
 	test_minimal_and_defaults();
 	test_sweeps();
 	test_duration();

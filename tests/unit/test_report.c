@@ -92,6 +92,168 @@ static void test_lat(void)
 		 (unsigned long long)r.t_stdev);
 }
 
+/* xorshift64*: the same pseudo-random inputs on every run */
+static u64 rnd_state = 0x9e3779b97f4a7c15ull;
+
+static u64 rnd(void)
+{
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return rnd_state * 0x2545f4914f6cdd1dull;
+}
+
+/* @got within 1% of @want (exact below 100 ns, where 1% is under 1 ns) */
+static int within_1pct(u64 got, u64 want)
+{
+	u64 d = got > want ? got - want : want - got;
+
+	return d * 100 <= want || (want < 100 && d == 0);
+}
+
+#define HN	200000
+
+/*
+ * Feed @n samples to a histogram and to kp_lat_compute(); every percentile
+ * from 0 to 100% in steps of 0.1% within 1% of the exact one, and so are
+ * the figures of the result.  Returns the failures.
+ */
+static int hist_vs_exact(const char *what, u64 *v, u32 n, u32 div)
+{
+	static struct kp_hist h;
+	static u64 sorted[HN];
+	struct kp_lat_result ex, hr;
+	int bad = 0;
+	u32 pm, i;
+
+	kp_hist_reset(&h);
+	for (i = 0; i < n; i++)
+		kp_hist_record(&h, v[i]);
+	memcpy(sorted, v, n * sizeof(*v));
+	kp_lat_compute(sorted, n, 1, 64, &ex);	/* sorts, undivided */
+	for (pm = 0; pm <= 1000; pm++) {
+		u64 k = ((u64)n * pm + 999) / 1000;
+		u64 want = sorted[k ? k - 1 : 0];
+		u64 got = kp_hist_rank(&h, pm, 1000);
+
+		if (!within_1pct(got, want)) {
+			if (!bad)
+				printf("  %s: %u permille: %llu, exact %llu\n", what, pm,
+				       (unsigned long long)got,
+				       (unsigned long long)want);
+			bad++;
+		}
+	}
+	kp_hist_compute(&h, div, 64, &hr);
+	kp_lat_compute(v, n, div, 64, &ex);
+	bad += hr.iters != ex.iters || hr.t_min != ex.t_min ||
+	       hr.t_max != ex.t_max;
+	bad += !within_1pct(hr.t_typical, ex.t_typical) ||
+	       !within_1pct(hr.p99, ex.p99) || !within_1pct(hr.p999, ex.p999);
+	/* the mean is exact but for rounding the division once, not twice */
+	bad += hr.t_avg + 1 < ex.t_avg || hr.t_avg > ex.t_avg + 1;
+	for (i = 0; i < KP_CDF_POINTS; i++)
+		bad += !within_1pct(hr.cdf[i], ex.cdf[i]);
+	/* each sample moved by at most half a bucket (1/256 of it) */
+	bad += hr.t_stdev > ex.t_stdev + ex.t_max / 256 + 1 ||
+	       hr.t_stdev + ex.t_max / 256 + 1 < ex.t_stdev;
+	if (bad)
+		printf("  %s: typical %llu/%llu p99 %llu/%llu stdev %llu/%llu avg %llu/%llu\n",
+		       what, (unsigned long long)hr.t_typical,
+		       (unsigned long long)ex.t_typical,
+		       (unsigned long long)hr.p99, (unsigned long long)ex.p99,
+		       (unsigned long long)hr.t_stdev,
+		       (unsigned long long)ex.t_stdev,
+		       (unsigned long long)hr.t_avg,
+		       (unsigned long long)ex.t_avg);
+	return bad;
+}
+
+static void test_hist(void)
+{
+	static u64 v[HN];
+	static struct kp_hist h;
+	struct kp_hist_bucket b[8];
+	u32 i, idx, prev;
+
+	/* the buckets tile the range: contiguous, each at most 1/128 wide */
+	prev = 0;
+	for (idx = 1; idx < KP_HIST_BUCKETS; idx++) {
+		if (kp_hist_lo(idx) != kp_hist_lo(idx - 1) +
+				       kp_hist_width(idx - 1) ||
+		    kp_hist_width(idx) * 128 > (kp_hist_lo(idx) > 128 ?
+						kp_hist_lo(idx) : 128) ||
+		    kp_hist_index(kp_hist_lo(idx)) != idx ||
+		    kp_hist_index(kp_hist_lo(idx) + kp_hist_width(idx) - 1) != idx)
+			break;
+		prev = idx;
+	}
+	KT_CHECK(prev == KP_HIST_BUCKETS - 1, "bucket %u does not tile", prev + 1);
+	KT_CHECK(kp_hist_lo(KP_HIST_BUCKETS - 1) + kp_hist_width(KP_HIST_BUCKETS - 1) ==
+		 1ull << KP_HIST_TOP_BITS, "top %llu",
+		 (unsigned long long)kp_hist_lo(KP_HIST_BUCKETS - 1));
+	KT_CHECK(sizeof(struct kp_hist) < 32 * 1024, "size %zu",
+		 sizeof(struct kp_hist));
+
+	/* random: log-uniform from 10 ns to 100 s */
+	for (i = 0; i < HN; i++) {
+		double x = log(10.0) + (log(1e11) - log(10.0)) *
+			   (double)(rnd() >> 11) / 9007199254740992.0;
+
+		v[i] = (u64)exp(x);
+	}
+	KT_CHECK(!hist_vs_exact("log-uniform", v, HN, 1), "log-uniform");
+	/* random: an RDMA-like latency, 2 us with a tail */
+	for (i = 0; i < HN; i++)
+		v[i] = 2000 + rnd() % 300 + (rnd() % 100 == 0 ? rnd() % 200000 : 0);
+	KT_CHECK(!hist_vs_exact("tailed", v, HN, 2), "tailed, halved");
+	/* adversarial: every sample on a bucket's first or last value */
+	for (i = 0; i < HN; i++) {
+		idx = (u32)(rnd() % KP_HIST_BUCKETS);
+		v[i] = kp_hist_lo(idx) + (i & 1 ? kp_hist_width(idx) - 1 : 0);
+	}
+	KT_CHECK(!hist_vs_exact("bucket edges", v, HN, 1), "bucket edges");
+	/* adversarial: two clusters a million times apart, few in the second */
+	for (i = 0; i < HN; i++)
+		v[i] = i % 1000 == 7 ? 5000000000ull + i : 1000 + i % 3;
+	KT_CHECK(!hist_vs_exact("two clusters", v, HN, 1), "two clusters");
+	/* adversarial: all equal, powers of two, one sample, two samples */
+	for (i = 0; i < HN; i++)
+		v[i] = 123457;
+	KT_CHECK(!hist_vs_exact("all equal", v, HN, 1), "all equal");
+	for (i = 0; i < HN; i++)
+		v[i] = 1ull << (i % 37);
+	KT_CHECK(!hist_vs_exact("powers of two", v, HN, 1), "powers of two");
+	v[0] = 77777;
+	KT_CHECK(!hist_vs_exact("one", v, 1, 1), "one sample");
+	v[0] = 300;
+	v[1] = 100;
+	KT_CHECK(!hist_vs_exact("two", v, 2, 1), "two samples");
+
+	/* beyond the top: the last bucket, but max and mean stay exact */
+	kp_hist_reset(&h);
+	kp_hist_record(&h, 1000);
+	kp_hist_record(&h, 1ull << 40);
+	KT_CHECK(h.count[KP_HIST_BUCKETS - 1] == 1 && h.max == 1ull << 40 &&
+		 h.sum == 1000 + (1ull << 40), "clamped");
+	KT_CHECK(kp_hist_used(&h) == 2 && kp_hist_export(&h, b, 8) == 2 &&
+		 b[0].idx == kp_hist_index(1000) && b[0].count == 1 &&
+		 b[1].idx == KP_HIST_BUCKETS - 1, "export");
+	KT_CHECK(kp_hist_export(&h, b, 1) == 1, "export bounded");
+	/* a deviation of hours does not wrap the variance */
+	kp_hist_reset(&h);
+	for (i = 0; i < 1000; i++)
+		kp_hist_record(&h, i == 999 ? 3600ull * 1000000000ull : 1000);
+	{
+		struct kp_lat_result r;
+
+		kp_hist_compute(&h, 1, 8, &r);
+		KT_CHECK(r.t_stdev > 100000000000ull &&
+			 r.t_stdev < 3600ull * 1000000000ull, "outlier stdev %llu",
+			 (unsigned long long)r.t_stdev);
+	}
+}
+
 /* The best window the slow way: every window of every stream. */
 static u64 best_ref(const u64 *post, const u64 *done, u32 n, u32 window)
 {
@@ -186,6 +348,21 @@ static void test_bw(void)
 		 field(line, "MsgRate[Mpps]") == 0.001, "bw text: %s", line);
 	KT_CHECK(!strncmp(line, "bw #bytes=1048576 #iterations=1000 ", 35),
 		 "bw head: %s", line);
+	KT_CHECK(!strstr(line, "Gb/sec"), "no Gb/s unless asked: %s", line);
+	KT_CHECK(field(line, "CPU[s/GiB]") == 0.0, "no CPU time: %s", line);
+	/* 1000 MiB moved with 0.25 s of thread and 0.5 s of softirq: 0.768 s/GiB */
+	kp_bw_cpu(&r, 250000000ull, 500000000ull);
+	kp_bw_format(line, sizeof(line), "bw", &r);
+	KT_CHECK(r.cpu_ns_per_gib == 768000000ull &&
+		 field(line, "CPU[s/GiB]") == 0.768, "cpu text: %s", line);
+	/* the same in Gb/s: 1000 x 2^20 x 8 bits in 1 s = 8.39 Gb/s */
+	r.gbits = true;
+	kp_bw_format(line, sizeof(line), "bw", &r);
+	KT_CHECK(r.gbps_avg_x100 == 838 && r.gbps_peak_x100 == 1677 &&
+		 field(line, "BW_average[Gb/sec]") == 8.38 &&
+		 field(line, "BW_peak[Gb/sec]") == 16.77 &&
+		 field(line, "BW_average[MiB/sec]") == 1000.00, "gbits text: %s",
+		 line);
 	/* 64 B x 1e6 in 0.5 s: 122.07 MiB/s, 2 Mpps; huge totals do not wrap */
 	kp_bw_compute(64, 1000000, 500000000ull, 64, 1, &r);
 	KT_CHECK(r.bw_avg_x100 == 12207 && r.msgrate_x1e6 == 2000000,
@@ -429,6 +606,32 @@ static void test_json(void)
 	KT_CHECK((size_t)n == strlen(line) && strlen(small) == sizeof(small) - 1,
 		 "truncated json %d", n);
 
+	/* with its histogram: [[usec, count], ...], halved as the result is */
+	{
+		struct kp_hist_bucket hb[3] = {
+			{ 5, kp_hist_index(100) },	/* exact: 100 ns */
+			{ 990, kp_hist_index(2000000) },	/* 2 ms: 8192 wide */
+			{ 5, kp_hist_index(1ull << 40) },	/* the last: 255 x 2^29 + 2^28 */
+		};
+		char *big;
+		int need;
+
+		r.hist = hb;
+		r.nhist = 3;
+		r.hist_div = 2;
+		need = kp_lat_json(NULL, 0, &c, &r);
+		big = malloc((size_t)need + 1);
+		n = kp_lat_json(big, (size_t)need + 1, &c, &r);
+		KT_CHECK(n == need && (size_t)n == strlen(big) && json_shape(big),
+			 "hist json %d/%d: %s", n, need, big);
+		/* 2000000 lies in [1998848, 2007040): middle 2002944, halved */
+		KT_CHECK(strstr(big, ", \"histogram\": [[0.050, 5], [1001.472, 990], [68585259.008, 5]]}"),
+			 "histogram: %s", big);
+		free(big);
+		r.hist = NULL;
+		r.nhist = 0;
+	}
+
 	kp_bw_compute(65536, 5000, 1000000000ull, 64, 5000000ull, &b);
 	c.mode = "bw";
 	c.duration_s = 30;
@@ -441,6 +644,22 @@ static void test_json(void)
 		 jfield(line, "BW_peak") == 800.00 &&
 		 jfield(line, "MsgRate") == 0.005 &&
 		 jfield(line, "duration") == 30, "bw json fields: %s", line);
+	KT_CHECK(!strstr(line, "gbits"), "no Gb/s in JSON unless asked");
+	/* 312.5 MiB with 1 s of thread and 0.25 s of softirq: 4.096 s/GiB */
+	kp_bw_cpu(&b, 1000000000ull, 250000000ull);
+	n = kp_bw_json(line, sizeof(line), &c, &b);
+	KT_CHECK((size_t)n == strlen(line) && json_shape(line) &&
+		 jfield(line, "cpu_s_per_GiB") == 4.096 &&
+		 jfield(line, "cpu_thread_s") == 1.0 &&
+		 jfield(line, "cpu_softirq_s") == 0.25, "cpu json: %s", line);
+	kp_bw_cpu(&b, 0, 0);
+	b.gbits = true;
+	n = kp_bw_json(line, sizeof(line), &c, &b);
+	/* 65536 x 5000 x 8 bits in 1 s; 64 messages in 5 ms */
+	KT_CHECK((size_t)n == strlen(line) && json_shape(line) &&
+		 jfield(line, "BW_average_gbits") == 2.62 &&
+		 jfield(line, "BW_peak_gbits") == 6.71 &&
+		 jfield(line, "BW_average") == 312.50, "gbits json: %s", line);
 }
 
 static void test_progress(void)
@@ -463,6 +682,7 @@ static void test_progress(void)
 int main(void)
 {
 	test_lat();
+	test_hist();
 	test_bw();
 	test_bw_track();
 	test_json();

@@ -159,10 +159,10 @@ kp_check_lat() {
 		{ kp_why "implausible: $r"; return 1; }
 }
 
-# kp_check_bw RESULT SIZE COUNT: a plausible bandwidth result line.
+# kp_check_bw RESULT SIZE COUNT [MODE]: a plausible bandwidth result line.
 kp_check_bw() {
 	r=$1
-	[ "$(echo "$r" | cut -d' ' -f1)" = "bw" ] || { kp_why "mode: $r"; return 1; }
+	[ "$(echo "$r" | cut -d' ' -f1)" = "${4:-bw}" ] || { kp_why "mode: $r"; return 1; }
 	[ "$(kp_num "$r" '#bytes')" = "$2" ] || { kp_why "bytes: $r"; return 1; }
 	[ "$(kp_num "$r" '#iterations')" = "$3" ] || { kp_why "iterations: $r"; return 1; }
 	pk=$(kp_num "$r" 'BW_peak[MiB/sec]'); avg=$(kp_num "$r" 'BW_average[MiB/sec]')

@@ -125,6 +125,131 @@ t_duration_sweep() {
 }
 kp_test duration-sweep-npu t_duration_sweep
 
+# warmup=N: untimed iterations first; the result counts the timed ones
+# only, the peer and the counters see them all
+t_warmup() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,wlat,count=200,warmup=50"
+	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
+	kp_check_lat "$(kp_res $CID)" wlat 64 200 || return 1
+	[ "$(kp_res $SID)" = "wlat served #bytes=64 #iterations=250" ] ||
+		{ kp_why "server: $(kp_res $SID)"; return 1; }
+	[ "$(kp_col $CID 13)" = 250 ] || { kp_why "client writes: $(kp_rec $CID)"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,rlat,count=100,warmup=30"
+	kp_check_lat "$(kp_res $CID)" rlat 64 100 || return 1
+	[ "$(kp_col $CID 11)" = 130 ] || { kp_why "client reads: $(kp_rec $CID)"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,count=1000,warmup=300,size=4096"
+	kp_check_bw "$(kp_res $CID)" 4096 1000 || return 1
+	[ "$(kp_col $CID 13)" = 1300 ] && [ "$(kp_col $CID 14)" = $((1300 * 4096)) ] ||
+		{ kp_why "client writes: $(kp_rec $CID)"; return 1; }
+}
+kp_test warmup t_warmup
+
+# gbits: Gb/s beside MiB/s, in the text and the JSON, the same figures
+t_gbits() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,gbits,count=2000,size=65536"
+	r=$(kp_res $CID)
+	kp_check_bw "$r" 65536 2000 || return 1
+	avg=$(kp_num "$r" 'BW_average[MiB/sec]') pk=$(kp_num "$r" 'BW_peak[MiB/sec]')
+	gavg=$(kp_num "$r" 'BW_average[Gb/sec]') gpk=$(kp_num "$r" 'BW_peak[Gb/sec]')
+	[ -n "$gavg" ] && [ -n "$gpk" ] || { kp_why "no Gb/s: $r"; return 1; }
+	# 1 MiB/s = 0.008388608 Gb/s; both rounded to two decimals
+	kp_fcmp "$avg * 0.008388608" '>' "$gavg - 0.02" &&
+		kp_fcmp "$avg * 0.008388608" '<' "$gavg + 0.02" &&
+		kp_fcmp "$pk * 0.008388608" '>' "$gpk - 0.02" &&
+		kp_fcmp "$pk * 0.008388608" '<' "$gpk + 0.02" ||
+		{ kp_why "Gb/s and MiB/s disagree: $r"; return 1; }
+	j=$(kp_json $CID)
+	[ "$(kp_jnum "$j" BW_average_gbits)" = "$gavg" ] && [ "$(kp_jnum "$j" BW_peak_gbits)" = "$gpk" ] ||
+		{ kp_why "JSON: $j"; return 1; }
+	# the CPU cost: some, the same in text and JSON, and the thread's
+	# and softirq's seconds over the GiB moved (2000 x 64 KiB)
+	cpu=$(kp_num "$r" 'CPU[s/GiB]')
+	th=$(kp_jnum "$j" cpu_thread_s) sq=$(kp_jnum "$j" cpu_softirq_s)
+	[ "$(kp_jnum "$j" cpu_s_per_GiB)" = "$cpu" ] && kp_fcmp "$cpu" '>' 0 && kp_fcmp "$th" '>' 0 ||
+		{ kp_why "CPU cost: $r / $j"; return 1; }
+	kp_fcmp "($th + $sq) / 0.1220703125" '>' "$cpu - 0.001" &&
+		kp_fcmp "($th + $sq) / 0.1220703125" '<' "$cpu * 1.001 + 0.001" ||
+		{ kp_why "CPU[s/GiB]=$cpu for thread $th s + softirq $sq s"; return 1; }
+	kp_log "bw 64 KiB: $gavg Gb/s, CPU $cpu s/GiB (thread $th s, softirq $sq s)"
+	# without gbits, neither has it
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,count=200"
+	case "$(kp_res $CID) $(kp_json $CID)" in *Gb/sec*|*gbits*) kp_why "Gb/s unasked: $(kp_res $CID)"; return 1 ;; esac
+	# and on a latency test it is refused
+	[ "$(kpwrite "client,addr=$A,port=$PORT,wlat,gbits")" = "errno=22" ] ||
+		{ kp_why "wlat,gbits accepted"; return 1; }
+}
+kp_test gbits t_gbits
+
+# The measured loops yield only between iterations (one in 64), never
+# while an iteration is timed unless a completion is already 1 ms late;
+# events makes them sleep on the CQ instead, and the figures stay valid.
+t_yield() {
+	for how in "" ",events"; do
+		PORT=$((PORT + 1))
+		dmesg -c > /dev/null
+		kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,wlat,count=3000,warmup=200$how"
+		case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI ($how)"; return 1 ;; esac
+		kp_check_lat "$(kp_res $CID)" wlat 64 3000 || return 1
+		l=$(dmesg | grep "krping_npu $CID: wlat #bytes=64: ")
+		# 3000 timed iterations (the 200 warm-up ones ran before the clock)
+		case "$l" in *": 3000 iterations, yielded 46 times between them (one in 64), "*" waits yielded after 1000 us of busy-polling") ;;
+		*) kp_why "yield line ($how): $l"; return 1 ;; esac
+		late=$(echo "$l" | sed 's/.*(one in 64), \([0-9]*\) waits.*/\1/')
+		kp_log "wlat$how: $late of 3000 timed waits yielded late; $(kp_res $CID | cut -d' ' -f4-7)"
+		[ "$late" -le 30 ] || { kp_why "$late of 3000 timed waits yielded ($how)"; return 1; }
+	done
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,events,count=5000,size=4096"
+	kp_check_bw "$(kp_res $CID)" 4096 5000 || return 1
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,rlat,events,count=500"
+	kp_check_lat "$(kp_res $CID)" rlat 64 500
+}
+kp_test yield-between-iterations t_yield
+
+# bw,read: a stream of READs of the server's buffer (test bw_read), over
+# host and NPU memory, count and duration runs, sweeps; the server only
+# serves, the client's counters are all READs
+t_bw_read() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,read,count=2000,size=16384,warmup=100"
+	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
+	kp_check_bw "$(kp_res $CID)" 16384 2000 bw_read || return 1
+	[ "$(kp_res $SID)" = "bw_read served #bytes=16384 #iterations=2000" ] ||
+		{ kp_why "server: $(kp_res $SID)"; return 1; }
+	[ "$(kp_col $CID 3)" = bw_read ] && [ "$(kp_col $CID 11)" = 2100 ] &&
+		[ "$(kp_col $CID 12)" = $((2100 * 16384)) ] && [ "$(kp_col $CID 13)" = 0 ] ||
+		{ kp_why "client record: $(kp_rec $CID)"; return 1; }
+	j=$(kp_json $CID)
+	case "$j" in *'"test": "bw_read"'*'"BW_average": '*) ;; *) kp_why "JSON: $j"; return 1 ;; esac
+	[ "$(kp_jnum "$j" BW_average)" = "$(kp_num "$(kp_res $CID)" 'BW_average[MiB/sec]')" ] ||
+		{ kp_why "JSON and text differ: $j"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,mem=npu" "addr=$A,port=$PORT,bw,read,sizes=4096:65536,count=300,mem=npu,gbits"
+	case "$SRV $CLI" in *errno*) kp_why "npu srv=$SRV cli=$CLI"; return 1 ;; esac
+	[ "$(kp_res $CID | wc -l)" = 2 ] || { kp_why "npu sweep: $(kp_res $CID)"; return 1; }
+	kp_check_bw "$(kp_res $CID | head -1)" 4096 300 bw_read &&
+		kp_check_bw "$(kp_res $CID | tail -1)" 65536 300 bw_read || return 1
+	case "$(kp_res $CID | tail -1)" in *"BW_average[Gb/sec]="*) ;; *) kp_why "no Gb/s"; return 1 ;; esac
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,read,duration=2,size=4096"
+	r=$(kp_res $CID)
+	kp_check_bw "$r" 4096 "$(kp_num "$r" '#iterations')" bw_read || return 1
+	[ "$(kp_res $SID)" = "bw_read served #bytes=4096 duration[s]=2" ] ||
+		{ kp_why "server: $(kp_res $SID)"; return 1; }
+	kp_log "bw_read: $(kp_res $CID | cut -d' ' -f1-6)"
+	# a server told to run bw refuses a client's bw_read
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,bw" "addr=$A,port=$PORT,bw,read,count=10"
+	[ "$CLI" = "errno=71" ] || { kp_why "bw server, bw_read client: $CLI / $SRV"; return 1; }
+}
+kp_test bw-read t_bw_read
+
 t_end() {
 	[ "$(tail -1 /proc/krping_npu)" = "live tests=0 cm_ids=0 qps=0 buffers=0" ] ||
 		{ kp_why "left: $(tail -1 /proc/krping_npu)"; return 1; }
