@@ -508,7 +508,7 @@ int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,
 
 		kp_put(&o, ", \"histogram\": [");
 		for (i = 0; i < r->nhist; i++) {
-			u32 idx = r->hist[i].idx;
+			u32 idx = (u32)r->hist[i].idx;
 			/* the bucket's middle, in ns; three decimals of usec */
 			u64 ns = kp_div(kp_hist_lo(idx) + kp_hist_width(idx) / 2,
 					div);

@@ -194,6 +194,8 @@ static void test_hist(void)
 		 (unsigned long long)kp_hist_lo(KP_HIST_BUCKETS - 1));
 	KT_CHECK(sizeof(struct kp_hist) < 32 * 1024, "size %zu",
 		 sizeof(struct kp_hist));
+	KT_CHECK(sizeof(struct kp_hist_bucket) == 8, "bucket %zu",
+		 sizeof(struct kp_hist_bucket));
 
 	/* random: log-uniform from 10 ns to 100 s */
 	for (i = 0; i < HN; i++) {
