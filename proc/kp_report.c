@@ -398,29 +398,70 @@ int kp_lat_format(char *buf, size_t len, const char *mode,
 	return (int)o.n;
 }
 
+/*
+ * The bandwidth figures, in the order both the text and the JSON list
+ * them: each a fixed-point value, @unit to 1, printed with @digits
+ * decimals (truncated); the Gb/s pair only with gbits, the CPU seconds
+ * of thread and softirq only in the JSON.
+ */
+static const struct {
+	const char *text;	/* NULL: JSON only */
+	const char *json;
+	size_t off;
+	u32 unit;
+	u8 digits;
+	bool gbits;
+} kp_bw_fields[] = {
+	{ "BW_peak[MiB/sec]", "BW_peak",
+	  offsetof(struct kp_bw_result, bw_peak_x100), 100, 2, false },
+	{ "BW_average[MiB/sec]", "BW_average",
+	  offsetof(struct kp_bw_result, bw_avg_x100), 100, 2, false },
+	{ "MsgRate[Mpps]", "MsgRate",
+	  offsetof(struct kp_bw_result, msgrate_x1e6), 1000000, 6, false },
+	{ "CPU[s/GiB]", "cpu_s_per_GiB",
+	  offsetof(struct kp_bw_result, cpu_ns_per_gib), 1000000000, 4, false },
+	{ NULL, "cpu_thread_s",
+	  offsetof(struct kp_bw_result, cpu_thread_ns), 1000000000, 6, false },
+	{ NULL, "cpu_softirq_s",
+	  offsetof(struct kp_bw_result, cpu_softirq_ns), 1000000000, 6, false },
+	{ "BW_peak[Gb/sec]", "BW_peak_gbits",
+	  offsetof(struct kp_bw_result, gbps_peak_x100), 100, 2, true },
+	{ "BW_average[Gb/sec]", "BW_average_gbits",
+	  offsetof(struct kp_bw_result, gbps_avg_x100), 100, 2, true },
+};
+
+/* Field @i of @r, if shown: " name=V.DD" in the text, ", \"name\": V.DD" in JSON. */
+static void kp_bw_put(struct kp_out *o, const struct kp_bw_result *r,
+		      unsigned int i, bool json)
+{
+	u64 v = *(const u64 *)((const char *)r + kp_bw_fields[i].off);
+	u32 unit = kp_bw_fields[i].unit, frac = unit;
+	unsigned int d;
+
+	if (kp_bw_fields[i].gbits && !r->gbits)
+		return;
+	for (d = 0; d < kp_bw_fields[i].digits; d++)
+		frac /= 10;
+	if (json)
+		kp_put(o, ", \"%s\": ", kp_bw_fields[i].json);
+	else if (kp_bw_fields[i].text)
+		kp_put(o, " %s=", kp_bw_fields[i].text);
+	else
+		return;
+	kp_put(o, "%llu.%0*u", (unsigned long long)(v / unit),
+	       (int)kp_bw_fields[i].digits, (unsigned int)(v % unit / frac));
+}
+
 int kp_bw_format(char *buf, size_t len, const char *mode,
 		 const struct kp_bw_result *r)
 {
 	struct kp_out o = { buf, len, 0 };
+	unsigned int i;
 
-	kp_put(&o, "%s #bytes=%u #iterations=%llu BW_peak[MiB/sec]=%llu.%02u BW_average[MiB/sec]=%llu.%02u MsgRate[Mpps]=%llu.%06u",
-	       mode, r->bytes, (unsigned long long)r->iters,
-	       (unsigned long long)(r->bw_peak_x100 / 100),
-	       (unsigned int)(r->bw_peak_x100 % 100),
-	       (unsigned long long)(r->bw_avg_x100 / 100),
-	       (unsigned int)(r->bw_avg_x100 % 100),
-	       (unsigned long long)(r->msgrate_x1e6 / 1000000),
-	       (unsigned int)(r->msgrate_x1e6 % 1000000));
-	/* seconds with four decimals, truncated */
-	kp_put(&o, " CPU[s/GiB]=%llu.%04u",
-	       (unsigned long long)(r->cpu_ns_per_gib / KP_NSEC_PER_SEC),
-	       (unsigned int)(r->cpu_ns_per_gib % KP_NSEC_PER_SEC / 100000));
-	if (r->gbits)
-		kp_put(&o, " BW_peak[Gb/sec]=%llu.%02u BW_average[Gb/sec]=%llu.%02u",
-		       (unsigned long long)(r->gbps_peak_x100 / 100),
-		       (unsigned int)(r->gbps_peak_x100 % 100),
-		       (unsigned long long)(r->gbps_avg_x100 / 100),
-		       (unsigned int)(r->gbps_avg_x100 % 100));
+	kp_put(&o, "%s #bytes=%u #iterations=%llu", mode, r->bytes,
+	       (unsigned long long)r->iters);
+	for (i = 0; i < ARRAY_SIZE(kp_bw_fields); i++)
+		kp_bw_put(&o, r, i, false);
 	return (int)o.n;
 }
 
@@ -528,28 +569,11 @@ int kp_bw_json(char *buf, size_t len, const struct kp_json_ctx *c,
 	       const struct kp_bw_result *r)
 {
 	struct kp_out o = { buf, len, 0 };
+	unsigned int i;
 
 	kp_json_head(&o, c, r->bytes, r->iters);
-	kp_put(&o, ", \"BW_peak\": %llu.%02u, \"BW_average\": %llu.%02u, \"MsgRate\": %llu.%06u",
-	       (unsigned long long)(r->bw_peak_x100 / 100),
-	       (unsigned int)(r->bw_peak_x100 % 100),
-	       (unsigned long long)(r->bw_avg_x100 / 100),
-	       (unsigned int)(r->bw_avg_x100 % 100),
-	       (unsigned long long)(r->msgrate_x1e6 / 1000000),
-	       (unsigned int)(r->msgrate_x1e6 % 1000000));
-	kp_put(&o, ", \"cpu_s_per_GiB\": %llu.%04u, \"cpu_thread_s\": %llu.%06u, \"cpu_softirq_s\": %llu.%06u",
-	       (unsigned long long)(r->cpu_ns_per_gib / KP_NSEC_PER_SEC),
-	       (unsigned int)(r->cpu_ns_per_gib % KP_NSEC_PER_SEC / 100000),
-	       (unsigned long long)(r->cpu_thread_ns / KP_NSEC_PER_SEC),
-	       (unsigned int)(r->cpu_thread_ns % KP_NSEC_PER_SEC / 1000),
-	       (unsigned long long)(r->cpu_softirq_ns / KP_NSEC_PER_SEC),
-	       (unsigned int)(r->cpu_softirq_ns % KP_NSEC_PER_SEC / 1000));
-	if (r->gbits)
-		kp_put(&o, ", \"BW_peak_gbits\": %llu.%02u, \"BW_average_gbits\": %llu.%02u",
-		       (unsigned long long)(r->gbps_peak_x100 / 100),
-		       (unsigned int)(r->gbps_peak_x100 % 100),
-		       (unsigned long long)(r->gbps_avg_x100 / 100),
-		       (unsigned int)(r->gbps_avg_x100 % 100));
+	for (i = 0; i < ARRAY_SIZE(kp_bw_fields); i++)
+		kp_bw_put(&o, r, i, true);
 	kp_put(&o, "}");
 	return (int)o.n;
 }
