@@ -3,7 +3,8 @@
  * kp_bw.c - RDMA WRITE bandwidth: a stream of count writes (or writes for
  * duration seconds) into the peer's buffer with up to txdepth in flight;
  * with bw,read (bw_read) the same stream of READs of the peer's buffer,
- * no more in flight than the connection's initiator depth.
+ * no more posted ahead than this side's initiator depth (the NIC holds
+ * any beyond what the peer's responder resources allow).
  * The post times of the last window are kept to find BW peak as each
  * completion is reaped.  With duplex the server streams too.  Every
  * quarter of the window is signaled; a completion retires the unsignaled
@@ -26,9 +27,9 @@ static int kp_bw_stream(struct kp_cb *cb, u64 warm)
 	bool rd = cb->mode == KP_MODE_BW_READ;
 	enum ib_wr_opcode op = rd ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
 	u8 kind = rd ? KP_WR_READ : KP_WR_WRITE;
-	/* READs: no more in flight than the connection's initiator depth */
-	u32 depth = min3(cb->opts.txdepth, cb->sq_depth - 4,
-			 rd ? (u32)cb->rd_atom : U32_MAX);
+	/* READs: no more posted ahead than this side's initiator depth */
+	u32 depth = max(min3(cb->opts.txdepth, cb->sq_depth - 4,
+			     rd ? (u32)cb->rd_atom : U32_MAX), 1u);
 	/* signal every quarter of the window, and the last write */
 	u32 sig = max(depth / 4, 1u);
 	unsigned int spin = kp_loop_spin(cb);
