@@ -25,9 +25,10 @@ for mem in ("host", "npu"):
                 "cdf": [[p / 1000, t * (0.8 + p / 300.0)] for p in cdf],
                 # npu results carry the whole run's histogram, as the module writes it
                 **({"histogram": [[t * (0.8 + i / 100.0), 10] for i in range(100)]} if mem == "npu" else {})}) + "\n")
-        out.write(json.dumps({"test": "bw", "role": "client", "mem": mem, "MsgSize": size,
-            "n_iterations": 1000, "BW_peak": 1200 / k, "BW_average": min(1000, size / 50.0) / k,
-            "MsgRate": 0.1}) + "\n")
+        for test in ("bw", "bw_read"):
+            out.write(json.dumps({"test": test, "role": "client", "mem": mem, "MsgSize": size,
+                "n_iterations": 1000, "BW_peak": 1200 / k, "BW_average": min(1000, size / 50.0) / k,
+                "MsgRate": 0.1}) + "\n")
 for size in (64, 65536):
     out.write(json.dumps({"tool": "perftest", "test": "bw", "role": "client", "mem": "host",
         "MsgSize": size, "n_iterations": 1000, "BW_average": 900.0, "BW_peak": 950.0}) + "\n")
@@ -56,8 +57,8 @@ for name in sys.argv[2:]:
     assert len(set(zlib.decompress(idat))) > 8, f"{name}: blank"
 PY
 }
-all="bw.png lat-wlat.png lat-rlat.png cdf-wlat.png cdf-rlat.png"
-if out=$(scripts/plot "$t/new" 2>&1) && [ "$(echo "$out" | wc -l)" = 5 ] &&
+all="bw.png bw_read.png lat-wlat.png lat-rlat.png cdf-wlat.png cdf-rlat.png"
+if out=$(scripts/plot "$t/new" 2>&1) && [ "$(echo "$out" | wc -l)" = 6 ] &&
    err=$(pngcheck "$t/new" $all 2>&1); then ok plot-one-set
 else ko plot-one-set "$out $err"; fi
 rm -rf "$t/new/plots"
