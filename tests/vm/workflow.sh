@@ -150,9 +150,9 @@ kp_test warmup t_warmup
 # gbits: Gb/s beside MiB/s, in the text and the JSON, the same figures
 t_gbits() {
 	PORT=$((PORT + 1))
-	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,gbits,count=2000,size=65536"
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,gbits,count=500,size=65536"
 	r=$(kp_res $CID)
-	kp_check_bw "$r" 65536 2000 || return 1
+	kp_check_bw "$r" 65536 500 || return 1
 	avg=$(kp_num "$r" 'BW_average[MiB/sec]') pk=$(kp_num "$r" 'BW_peak[MiB/sec]')
 	gavg=$(kp_num "$r" 'BW_average[Gb/sec]') gpk=$(kp_num "$r" 'BW_peak[Gb/sec]')
 	[ -n "$gavg" ] && [ -n "$gpk" ] || { kp_why "no Gb/s: $r"; return 1; }
@@ -166,13 +166,13 @@ t_gbits() {
 	[ "$(kp_jnum "$j" BW_average_gbits)" = "$gavg" ] && [ "$(kp_jnum "$j" BW_peak_gbits)" = "$gpk" ] ||
 		{ kp_why "JSON: $j"; return 1; }
 	# the CPU cost: some, the same in text and JSON, and the thread's
-	# and softirq's seconds over the GiB moved (2000 x 64 KiB)
+	# and softirq's seconds over the GiB moved (500 x 64 KiB)
 	cpu=$(kp_num "$r" 'CPU[s/GiB]')
 	th=$(kp_jnum "$j" cpu_thread_s) sq=$(kp_jnum "$j" cpu_softirq_s)
 	[ "$(kp_jnum "$j" cpu_s_per_GiB)" = "$cpu" ] && kp_fcmp "$cpu" '>' 0 && kp_fcmp "$th" '>' 0 ||
 		{ kp_why "CPU cost: $r / $j"; return 1; }
-	kp_fcmp "($th + $sq) / 0.1220703125" '>' "$cpu - 0.001" &&
-		kp_fcmp "($th + $sq) / 0.1220703125" '<' "$cpu * 1.001 + 0.001" ||
+	kp_fcmp "($th + $sq) / 0.030517578125" '>' "$cpu - 0.001" &&
+		kp_fcmp "($th + $sq) / 0.030517578125" '<' "$cpu * 1.001 + 0.001" ||
 		{ kp_why "CPU[s/GiB]=$cpu for thread $th s + softirq $sq s"; return 1; }
 	kp_log "bw 64 KiB: $gavg Gb/s, CPU $cpu s/GiB (thread $th s, softirq $sq s)"
 	# without gbits, neither has it
@@ -188,6 +188,8 @@ kp_test gbits t_gbits
 # The measured loops yield only between iterations (one in 64), never
 # while an iteration is timed unless a completion is already 1 ms late;
 # events makes them sleep on the CQ instead, and the figures stay valid.
+# (Late waits: 0 of 3000 on Debian's kernel under TCG, 17 on the debug
+# kernel, whose median round trip is 650 us; more than 3% fails.)
 t_yield() {
 	for how in "" ",events"; do
 		PORT=$((PORT + 1))
@@ -201,7 +203,7 @@ t_yield() {
 		*) kp_why "yield line ($how): $l"; return 1 ;; esac
 		late=$(echo "$l" | sed 's/.*(one in 64), \([0-9]*\) waits.*/\1/')
 		kp_log "wlat$how: $late of 3000 timed waits yielded late; $(kp_res $CID | cut -d' ' -f4-7)"
-		[ "$late" -le 30 ] || { kp_why "$late of 3000 timed waits yielded ($how)"; return 1; }
+		[ "$late" -le 90 ] || { kp_why "$late of 3000 timed waits yielded ($how)"; return 1; }
 	done
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,events,count=5000,size=4096"
