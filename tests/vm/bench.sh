@@ -19,29 +19,40 @@ insmod $KP/krping_npu.ko || exit 1
 kp_peer_load || exit 1
 echo "KPBENCH env kernel=$(uname -r) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p')"
 
-iters() { case $1 in bw) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N ;;
+iters() { case $1 in bw*) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N ;;
 	  *) [ "$2" -ge 65536 ] && echo $((LAT_N / 6)) || echo $LAT_N ;; esac; }
 
 # ours MODE SIZE MEM: krping_npu with both sides' buffers in MEM
 ours() {
-	mode=$1 size=$2 mem=$3 n=$(iters "$1" "$2")
+	mode=$1 size=$2 mem=$3 n=$(iters "$1" "$2") m=$1
+	[ "$mode" = bw_read ] && m=bw,read
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,mem=$mem" \
-		"addr=$A,port=$PORT,mem=$mem,$mode,size=$size,count=$n,txdepth=$TXD"
+		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD"
 	tool=krping_npu
 	[ "$mem" = npu ] && tool=krping_npu-npu
 	echo "KPBENCH $tool $mode $size $(kp_res $CID | cut -d' ' -f2-)"
 }
 
-# perftest: server in the background, client prints the result row
+# softirq time of CPU 0 (the clients' CPU) so far, in USER_HZ ticks
+softirq0() { awk '$1 == "cpu0" { print $8 }' /proc/stat; }
+
+# perftest: server in the background, client prints the result row; a
+# bandwidth client's CPU cost as krping_npu counts its own: the client's
+# CPU time (user and system, from the shell's times) plus the softirq
+# time of CPU 0 it ran on, per GiB moved
 theirs() {
 	tool=$1 mode=$2 size=$3 n=$(iters "$2" "$3") extra=""
-	[ "$mode" = bw ] && extra="-t $TXD"
+	case $mode in bw*) extra="-t $TXD" ;; esac
 	PORT=$((PORT + 1))
 	taskset 2 $tool -d rxe0 -x 1 -p $PORT -n "$n" -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
 	sp=$!
 	sleep 1
-	taskset 1 $tool -d rxe0 -x 1 -p $PORT -n "$n" -s "$size" $extra 127.0.0.1 > /tmp/pt-cli.out 2>&1
+	sq0=$(softirq0)
+	cpu=$(sh -c "taskset 1 $tool -d rxe0 -x 1 -p $PORT -n $n -s $size $extra 127.0.0.1 > /tmp/pt-cli.out 2>&1; times" |
+	      tail -1 | awk '{ n = split($0, f, /[ms ]+/); t = 0
+		for (i = 1; i + 1 <= n; i += 2) if (f[i] != "") t += f[i] * 60 + f[i + 1]; print t }')
+	sq1=$(softirq0)
 	wait $sp
 	row=$(awk -v s="$size" '$1 == s && NF >= 5 { print; exit }' /tmp/pt-cli.out)
 	if [ -z "$row" ]; then
@@ -50,19 +61,27 @@ theirs() {
 		return
 	fi
 	set -- $row
-	if [ "$mode" = bw ]; then
-		echo "KPBENCH $tool bw $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5"
-	else
+	case $mode in
+	bw*)
+		gib=$(awk -v s="$size" -v n="$2" 'BEGIN { print s * n / 1073741824 }')
+		cps=$(awk -v c="$cpu" -v a="$sq0" -v b="$sq1" -v g="$gib" 'BEGIN { printf "%.4f", (c + (b - a) / 100) / g }')
+		echo "KPBENCH $tool $mode $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$cps"
+		;;
+	*)
 		echo "KPBENCH $tool $mode $size #bytes=$1 #iterations=$2 t_min[usec]=$3 t_max[usec]=$4 t_typical[usec]=$5 t_avg[usec]=$6 t_stdev[usec]=$7 99%[usec]=$8 99.9%[usec]=$9"
-	fi
+		;;
+	esac
 }
 
 rep=0
 while [ $rep -lt "$REPS" ]; do
-	for size in 64 65536; do
-		ours wlat $size host; ours wlat $size npu; theirs ib_write_lat wlat $size
-		theirs ib_read_lat rlat $size; ours rlat $size npu; ours rlat $size host
+	for size in 64 4096 65536; do
+		if [ $size != 4096 ]; then
+			ours wlat $size host; ours wlat $size npu; theirs ib_write_lat wlat $size
+			theirs ib_read_lat rlat $size; ours rlat $size npu; ours rlat $size host
+		fi
 		ours bw $size npu; ours bw $size host; theirs ib_write_bw bw $size
+		theirs ib_read_bw bw_read $size; ours bw_read $size host; ours bw_read $size npu
 	done
 	rep=$((rep + 1))
 done
