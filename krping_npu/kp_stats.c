@@ -115,9 +115,12 @@ static void kp_cpu_end(struct kp_cb *cb, struct kp_bw_result *r)
 void kp_run_begin(struct kp_cb *cb)
 {
 	struct kp_run *r = &cb->run;
-	u64 now = ktime_get_ns();
+	u64 now;
 
 	memset(r, 0, sizeof(*r));
+	/* the CPU-time snapshot first: not part of the timed run */
+	kp_cpu_begin(cb);
+	now = ktime_get_ns();
 	r->timed = true;
 	r->start_ns = now;
 	r->last_ns = now;
@@ -127,7 +130,6 @@ void kp_run_begin(struct kp_cb *cb)
 		r->interval_ns = (u64)cb->opts.progress_s * NSEC_PER_SEC;
 		r->next_report_ns = now + r->interval_ns;
 	}
-	kp_cpu_begin(cb);
 }
 
 /* A loop ends: how often it yielded, and where. */
@@ -139,8 +141,8 @@ void kp_run_end(struct kp_cb *cb)
 		return;
 	r->timed = false;
 	kp_info(cb, "%s #bytes=%u: %llu iterations, yielded %llu times between them (one in %u), %llu waits yielded after %u us of busy-polling",
-		kp_mode_name(cb->mode), cb->size, r->iters, r->yields,
-		KP_YIELD_EVERY, r->late_waits, KP_LATE_US);
+		kp_mode_name(cb->mode), cb->size, r->iters,
+		div_u64(r->iters, KP_YIELD_EVERY), KP_YIELD_EVERY, r->late_waits, KP_LATE_US);
 }
 
 /* Between two iterations of a measured loop: nothing is being timed. */
@@ -150,10 +152,8 @@ void kp_loop_yield(struct kp_cb *cb)
 
 	if (cb->softirq_ns)
 		__cpumask_set_cpu(raw_smp_processor_id(), cb->cpus_run);
-	if (++r->iters % KP_YIELD_EVERY)
-		return;
-	r->yields++;
-	cond_resched();
+	if (!(++r->iters % KP_YIELD_EVERY))
+		cond_resched();
 }
 
 /* How the measured loops wait for a completion: busy-poll, or events. */

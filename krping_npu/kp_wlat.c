@@ -81,14 +81,12 @@ int kp_wlat_run(struct kp_cb *cb)
 	u32 seq;
 	int ret;
 
-	if (!warm)
-		kp_run_begin(cb);
-	now = ktime_get_ns();
+	now = 0;
 	for (i = 0; !last; i++) {
 		bool signal = (i + 1) % KP_WLAT_SIGNAL == 0;
 		bool timed = i >= warm;
 
-		if (i == warm && warm) {
+		if (i == warm) {
 			kp_run_begin(cb);
 			now = cb->run.start_ns;
 		}

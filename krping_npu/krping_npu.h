@@ -146,8 +146,7 @@ struct kp_run {
 	u64 lat_sum, lat_max;	/* latency samples of the interval */
 	u64 lat_n;
 	bool timed;		/* between kp_run_begin() and kp_run_end() */
-	u64 iters;		/* kp_loop_yield() calls */
-	u64 yields;		/* ... of which yielded */
+	u64 iters;		/* kp_loop_yield() calls; one in KP_YIELD_EVERY yields */
 	u64 late_waits;		/* busy-polls that yielded inside an interval */
 	u64 thread_ns;		/* bw: the thread's system time at the start */
 };
