@@ -9,7 +9,9 @@
  * completion is reaped.  With duplex the server streams too.  Every
  * quarter of the window is signaled; a completion retires the unsignaled
  * writes before it.  A client's warmup= writes go first, as a stream of
- * their own, untimed.
+ * their own, untimed.  With bw,send (bw_send) the stream is of SENDs
+ * into the server's posted receives (kp_send.c), the last one marked by
+ * immediate data; skips go first.
  */
 #include <linux/ktime.h>
 
@@ -25,10 +27,16 @@
 static int kp_bw_stream(struct kp_cb *cb, u64 warm)
 {
 	bool rd = cb->mode == KP_MODE_BW_READ;
-	enum ib_wr_opcode op = rd ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
-	u8 kind = rd ? KP_WR_READ : KP_WR_WRITE;
-	/* READs: no more posted ahead than this side's initiator depth */
-	u32 depth = max(min3(cb->opts.txdepth, cb->sq_depth - 4,
+	bool snd = cb->mode == KP_MODE_BW_SEND;
+	enum ib_wr_opcode op = rd ? IB_WR_RDMA_READ :
+			       snd ? IB_WR_SEND : IB_WR_RDMA_WRITE;
+	u8 kind = rd ? KP_WR_READ : snd ? KP_WR_DATA_SEND : KP_WR_WRITE;
+	/*
+	 * READs: no more posted ahead than this side's initiator depth;
+	 * SENDs: the send queue keeps room for skips.
+	 */
+	u32 depth = max(min3(cb->opts.txdepth,
+			     cb->sq_depth - 4 - (snd ? KP_RQ_DEPTH : 0),
 			     rd ? (u32)cb->rd_atom : U32_MAX), 1u);
 	/* signal every quarter of the window, and the last write */
 	u32 sig = max(depth / 4, 1u);
@@ -50,13 +58,16 @@ static int kp_bw_stream(struct kp_cb *cb, u64 warm)
 			bool last = timed ? kp_run_over(cb, posted + 1, now) :
 				    posted + 1 == warm;
 			bool signal = (posted + 1) % sig == 0 || last;
+			/* the server stops at the stream's marked message */
+			bool mark = snd && timed && last;
 
 			now = ktime_get_ns();
 			if (timed)
 				kp_bw_track_post(&cb->track, posted, now);
-			ret = kp_post_rdma(cb, op, &cb->rdma, cb->size,
+			ret = kp_post_rdma(cb, mark ? IB_WR_SEND_WITH_IMM : op,
+					   &cb->rdma, cb->size,
 					   kind | posted << KP_WR_IDX_SHIFT,
-					   signal, 0);
+					   signal, mark ? KP_IMM_LAST : 0);
 			if (ret)
 				return ret;
 			posted++;
@@ -82,8 +93,9 @@ static int kp_bw_stream(struct kp_cb *cb, u64 warm)
 								 done, now);
 				continue;
 			}
-			/* our hello's own completion, reaped by kp_poll() */
-			if (wc[i].wr_id == KP_WR_SEND)
+			/* our hello's and skips' own completions */
+			if (wc[i].wr_id == KP_WR_SEND ||
+			    wc[i].wr_id == KP_WR_SKIP)
 				continue;
 			/* a duplex peer finished first: keep its FIN */
 			if (wc[i].wr_id == KP_WR_RECV) {
@@ -109,6 +121,11 @@ int kp_bw_run(struct kp_cb *cb)
 {
 	int ret;
 
+	/* bw,send: the server's control receives ahead of its data ones */
+	ret = kp_post_skips(cb, cb->skip_out);
+	if (ret)
+		return ret;
+	cb->skip_out = 0;
 	if (cb->opts.role == KP_ROLE_CLIENT && cb->opts.warmup) {
 		ret = kp_bw_stream(cb, cb->opts.warmup);
 		if (ret)

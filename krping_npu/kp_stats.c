@@ -203,8 +203,8 @@ void kp_run_tick(struct kp_cb *cb, u64 iters, u64 now)
 						       100 * NSEC_PER_SEC,
 						       span) >> 20 : 0;
 	} else if (r->lat_n) {
-		/* wlat reports half the round trip, as its result does */
-		u32 div = cb->mode == KP_MODE_WLAT ? 2 : 1;
+		/* ping-pongs report half the round trip, as their results do */
+		u32 div = kp_mode_pingpong(cb->mode) ? 2 : 1;
 
 		p.t_avg = div64_u64(r->lat_sum, r->lat_n * div);
 		p.t_max = r->lat_max / div;

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kp_test.c - setup and end of the test modes (rlat, wlat, bw, bw_read,
- * fr):
+ * kp_test.c - setup and end of the test modes (rlat, wlat, slat, bw,
+ * bw_read, bw_send, fr):
  *
  *   client                                server
  *   HELLO {buffer, mode, count or      ->  checks, allocates its buffer
  *          duration, size}
  *                                      <-  HELLO_ACK {status, buffer}
  *   ... the mode's loop ...
+ *                                      <-  SKIP {n} (bw_send: skips wanted)
  *   FIN {MORE if another size follows} ->  (duplex: after its own stream)
  *                                      <-  FIN
  *   ... the same from HELLO for each further size of a sweep ...
@@ -15,7 +16,9 @@
  *
  * The server learns the mode and sizes from each hello, so one
  * "server,addr=...,port=..." serves any client.  Each size gets fresh
- * buffers, registered for just that size.
+ * buffers, registered for just that size.  In slat and bw_send, HELLO
+ * and HELLO_ACK also say how many skips the peer owes this side
+ * (kp_send.c).
  */
 #include "krping_npu.h"
 
@@ -23,7 +26,7 @@
 			 IB_ACCESS_REMOTE_WRITE)
 
 static int kp_send_hello(struct kp_cb *cb, enum kp_msg_type type, int status,
-			 u8 flags)
+			 u8 flags, u32 skip)
 {
 	struct kp_hello *h = kp_send_buf(cb);
 
@@ -40,6 +43,7 @@ static int kp_send_hello(struct kp_cb *cb, enum kp_msg_type type, int status,
 	h->count = cpu_to_be32(cb->count);
 	h->status = cpu_to_be32(-status);
 	h->duration = cpu_to_be32(cb->duration_s);
+	h->skip = cpu_to_be32(skip);
 	return kp_post_send_msg(cb, sizeof(*h), 0);
 }
 
@@ -82,6 +86,10 @@ static int (*kp_test_loop(struct kp_cb *cb))(struct kp_cb *)
 		return client ? kp_bw_run : NULL;
 	case KP_MODE_FR:
 		return client ? kp_fr_run : NULL;
+	case KP_MODE_SLAT:
+		return kp_slat_run;
+	case KP_MODE_BW_SEND:
+		return client ? kp_bw_run : kp_send_sink;
 	default:
 		return NULL;
 	}
@@ -119,15 +127,53 @@ static int kp_test_prepare(struct kp_cb *cb)
 }
 
 /* One size of the client's sweep, from HELLO to the server's FIN. */
+/* The skips a peer's message asks for: at most @max. */
+static int kp_test_skips(struct kp_cb *cb, u32 max)
+{
+	const struct kp_hello *h = cb->recv_msg;
+	u32 skip = be32_to_cpu(h->skip);
+
+	if (skip > max) {
+		kp_err(cb, "peer asks for %u skips, at most %u make sense",
+		       skip, max);
+		return -EPROTO;
+	}
+	return skip;
+}
+
+/*
+ * A size ends: no data receive may still be posted on the buffer that
+ * kp_test_release() frees.
+ */
+static int kp_test_end(struct kp_cb *cb)
+{
+	if (cb->rq_data || cb->rq_hold) {
+		kp_err(cb, "%u data receives still posted at the end of a size",
+		       cb->rq_data);
+		return -EPROTO;
+	}
+	kp_test_release(cb);
+	return 0;
+}
+
+/* One size of the client's sweep, from HELLO to the server's FIN. */
 static int kp_test_client_size(struct kp_cb *cb, bool more)
 {
 	const struct kp_hello *h = cb->recv_msg;
+	u32 skip = 0;
 	int ret;
 
 	ret = kp_test_prepare(cb);
 	if (ret)
 		return ret;
-	ret = kp_send_hello(cb, KP_MSG_HELLO, 0, 0);
+	if (cb->mode == KP_MODE_SLAT) {
+		/* the server's answers: behind what the ACK leaves */
+		ret = kp_rq_hold(cb, 1);
+		if (ret)
+			return ret;
+		skip = cb->rq_ctrl - 1;
+	}
+	ret = kp_send_hello(cb, KP_MSG_HELLO, 0, 0, skip);
 	if (ret)
 		return ret;
 	ret = kp_check_hello(cb, KP_MSG_HELLO_ACK, false);
@@ -139,18 +185,41 @@ static int kp_test_client_size(struct kp_cb *cb, bool more)
 		return -(int)be32_to_cpu(h->status);
 	}
 	kp_get_info(cb, &h->info);
+	if (kp_mode_send(cb->mode)) {
+		ret = kp_test_skips(cb, KP_RQ_DEPTH);
+		if (ret < 0)
+			return ret;
+		cb->skip_out = ret;
+		if (cb->rq_hold && cb->rq_ctrl != skip) {
+			kp_err(cb, "%u control receives ahead of the data, %u announced",
+			       cb->rq_ctrl, skip);
+			return -EPROTO;
+		}
+		cb->skip_in = skip;
+	}
 
 	ret = kp_test_loop(cb)(cb);
 	if (ret)
 		return ret;
-	ret = kp_send_hello(cb, KP_MSG_FIN, 0, more ? KP_HELLO_MORE : 0);
+	if (cb->mode == KP_MODE_BW_SEND) {
+		/* the server's data receives left over take skips too */
+		ret = kp_check_hello(cb, KP_MSG_SKIP, false);
+		if (ret)
+			return ret;
+		ret = kp_test_skips(cb, KP_DATA_RQ);
+		if (ret < 0)
+			return ret;
+		ret = kp_post_skips(cb, ret);
+		if (ret)
+			return ret;
+	}
+	ret = kp_send_hello(cb, KP_MSG_FIN, 0, more ? KP_HELLO_MORE : 0, 0);
 	if (ret)
 		return ret;
 	ret = kp_check_hello(cb, KP_MSG_FIN, false);
 	if (ret)
 		return ret;
-	kp_test_release(cb);
-	return 0;
+	return kp_test_end(cb);
 }
 
 int kp_test_client(struct kp_cb *cb)
@@ -177,6 +246,7 @@ int kp_test_client(struct kp_cb *cb)
 static int kp_test_check(struct kp_cb *cb)
 {
 	const struct kp_hello *h = cb->recv_msg;
+	int ret;
 
 	cb->mode = h->mode;
 	cb->count = be32_to_cpu(h->count);
@@ -187,7 +257,8 @@ static int kp_test_check(struct kp_cb *cb)
 	cb->rec->mode = cb->mode;
 
 	if (cb->mode != KP_MODE_RLAT && cb->mode != KP_MODE_WLAT &&
-	    !kp_mode_bw(cb->mode) && cb->mode != KP_MODE_FR) {
+	    cb->mode != KP_MODE_SLAT && !kp_mode_bw(cb->mode) &&
+	    cb->mode != KP_MODE_FR) {
 		kp_err(cb, "client asks for unknown mode %u", cb->mode);
 		return -EPROTO;
 	}
@@ -203,6 +274,32 @@ static int kp_test_check(struct kp_cb *cb)
 		       cb->count, cb->duration_s, cb->size);
 		return -EINVAL;
 	}
+	if (cb->duplex && cb->mode != KP_MODE_BW) {
+		kp_err(cb, "client asks for a duplex %s", kp_mode_name(cb->mode));
+		return -EINVAL;
+	}
+	/* slat: the client's control receives ahead of its data receive */
+	ret = kp_test_skips(cb, cb->mode == KP_MODE_SLAT ? KP_RQ_DEPTH : 0);
+	if (ret < 0)
+		return ret;
+	cb->skip_out = ret;
+	return 0;
+}
+
+/*
+ * slat, bw_send: this side's data receives behind its control receives,
+ * before the ACK lets the client send; the ACK asks for the skips.
+ */
+static int kp_test_recvs(struct kp_cb *cb)
+{
+	int ret;
+
+	if (!kp_mode_send(cb->mode))
+		return 0;
+	ret = kp_rq_hold(cb, cb->mode == KP_MODE_SLAT ? 1 : cb->rq_data_max);
+	if (ret)
+		return ret;
+	cb->skip_in = cb->rq_ctrl;
 	return 0;
 }
 
@@ -216,12 +313,13 @@ static int kp_test_server_size(struct kp_cb *cb)
 	ret = kp_check_hello(cb, KP_MSG_HELLO, true);
 	if (ret)
 		return ret;
-	refuse = kp_test_check(cb) ?: kp_test_prepare(cb);
+	refuse = kp_test_check(cb) ?: kp_test_prepare(cb) ?:
+		 kp_test_recvs(cb);
 	if (refuse) {
-		kp_send_hello(cb, KP_MSG_HELLO_ACK, refuse, 0);
+		kp_send_hello(cb, KP_MSG_HELLO_ACK, refuse, 0, 0);
 		return refuse;
 	}
-	ret = kp_send_hello(cb, KP_MSG_HELLO_ACK, 0, 0);
+	ret = kp_send_hello(cb, KP_MSG_HELLO_ACK, 0, 0, cb->skip_in);
 	if (ret)
 		return ret;
 
@@ -230,6 +328,13 @@ static int kp_test_server_size(struct kp_cb *cb)
 		ret = loop(cb);
 		if (ret)
 			return ret;
+		if (cb->mode == KP_MODE_BW_SEND) {
+			ret = kp_send_hello(cb, KP_MSG_SKIP, 0, 0,
+					    cb->rq_data) ?:
+			      kp_send_flush(cb);
+			if (ret)
+				return ret;
+		}
 	} else if (cb->duration_s) {
 		kp_rec_result(cb, "%s served #bytes=%u duration[s]=%u",
 			      kp_mode_name(cb->mode), cb->size, cb->duration_s);
@@ -249,11 +354,10 @@ static int kp_test_server_size(struct kp_cb *cb)
 	if (ret)
 		return ret;
 	cb->more = h->flags & KP_HELLO_MORE;
-	ret = kp_send_hello(cb, KP_MSG_FIN, 0, 0);
+	ret = kp_send_hello(cb, KP_MSG_FIN, 0, 0, 0);
 	if (ret)
 		return ret;
-	kp_test_release(cb);
-	return 0;
+	return kp_test_end(cb);
 }
 
 /* The client's first hello arrived (cb->recv_msg); serve each size. */

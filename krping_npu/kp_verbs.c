@@ -77,6 +77,7 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
 	struct ib_device *dev = id->device;
 	struct ib_cq_init_attr cq_attr = {};
 	struct ib_qp_init_attr qp_attr = {};
+	u32 rq_depth;
 	int ret, i;
 
 	kp_rec_set_dev(cb, dev);
@@ -89,8 +90,15 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
 			   dev->attrs.max_qp_init_rd_atom, KP_MAX_RD_ATOM);
 	cb->sq_depth = min_t(u32, cb->opts.txdepth + KP_SQ_EXTRA,
 			     dev->attrs.max_qp_wr);
-	cb->cq_depth = min_t(u32, cb->sq_depth + 2 * KP_RQ_DEPTH,
-			     dev->attrs.max_cqe);
+	/* room for data receives (slat, bw,send) behind the control ones */
+	rq_depth = min_t(u32, KP_RQ_DEPTH + KP_DATA_RQ, dev->attrs.max_qp_wr);
+	if (rq_depth <= KP_RQ_DEPTH) {
+		kp_err(cb, "%s takes %d work requests a queue, we need more than %u",
+		       dev_name(&dev->dev), dev->attrs.max_qp_wr, KP_RQ_DEPTH);
+		return -EOPNOTSUPP;
+	}
+	cb->rq_data_max = rq_depth - KP_RQ_DEPTH;
+	cb->cq_depth = min_t(u32, cb->sq_depth + rq_depth, dev->attrs.max_cqe);
 
 	cb->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(cb->pd)) {
@@ -114,7 +122,7 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
 	qp_attr.send_cq = cb->cq;
 	qp_attr.recv_cq = cb->cq;
 	qp_attr.cap.max_send_wr = cb->sq_depth;
-	qp_attr.cap.max_recv_wr = 2 * KP_RQ_DEPTH;
+	qp_attr.cap.max_recv_wr = rq_depth;
 	qp_attr.cap.max_send_sge = 1;
 	qp_attr.cap.max_recv_sge = 1;
 	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
@@ -358,6 +366,7 @@ static int kp_post_send(struct kp_cb *cb, const struct ib_send_wr *wr)
 	return ret;
 }
 
+/* A control receive, unless data receives are queued (cb->rq_hold). */
 int kp_post_recv(struct kp_cb *cb)
 {
 	struct ib_sge sge = {
@@ -373,10 +382,119 @@ int kp_post_recv(struct kp_cb *cb)
 	const struct ib_recv_wr *bad;
 	int ret;
 
+	if (cb->rq_hold)
+		return 0;
 	ret = ib_post_recv(cb->qp, &wr, &bad);
 	if (ret)
 		kp_err(cb, "ib_post_recv: %d", ret);
+	else
+		cb->rq_ctrl++;
 	return ret;
+}
+
+#define KP_RECV_BATCH	16
+
+/* @n receives of a data message of cb->size bytes into cb->rdma. */
+int kp_post_data_recv(struct kp_cb *cb, u32 n)
+{
+	struct ib_recv_wr wr[KP_RECV_BATCH];
+	const struct ib_recv_wr *bad;
+	struct ib_sge sge;
+	u32 i, k;
+	int ret;
+
+	if (n > cb->rq_data_max - cb->rq_data) {
+		kp_err(cb, "%u data receives posted, room for %u", cb->rq_data,
+		       cb->rq_data_max);
+		return -EPROTO;
+	}
+	kp_sge_local(cb, &cb->rdma, &sge, cb->size);
+	while (n) {
+		k = min_t(u32, n, KP_RECV_BATCH);
+		for (i = 0; i < k; i++) {
+			wr[i] = (struct ib_recv_wr) {
+				.wr_id = KP_WR_DATA_RECV,
+				.sg_list = &sge,
+				.num_sge = 1,
+				.next = i + 1 < k ? &wr[i + 1] : NULL,
+			};
+		}
+		ret = ib_post_recv(cb->qp, wr, &bad);
+		if (ret) {
+			kp_err(cb, "ib_post_recv(data): %d", ret);
+			/* those before the bad one were posted */
+			cb->rq_data += bad - wr;
+			return ret;
+		}
+		cb->rq_data += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/*
+ * Queue @ndata data receives behind the control receives posted now, and
+ * stop reposting those as they are used: the peer must use up cb->rq_ctrl
+ * of them with skips before its first data message.
+ */
+int kp_rq_hold(struct kp_cb *cb, u32 ndata)
+{
+	cb->rq_hold = true;
+	return kp_post_data_recv(cb, ndata);
+}
+
+/* The data receives are used up (or being): queue control receives again. */
+int kp_rq_restore(struct kp_cb *cb)
+{
+	int ret;
+
+	cb->rq_hold = false;
+	while (cb->rq_ctrl < KP_RQ_DEPTH) {
+		ret = kp_post_recv(cb);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * @n zero-length SENDs, each using up one of the peer's receives queued
+ * ahead of those it wants our next message in.  They go in chunks of
+ * KP_SKIP_CHUNK, the last of each signaled; a chunk after the first waits
+ * for the sends before it to complete, so the send queue never overflows.
+ * A control message arriving meanwhile is kept.
+ */
+#define KP_SKIP_CHUNK	16
+
+int kp_post_skips(struct kp_cb *cb, u32 n)
+{
+	struct ib_send_wr wr = { .wr_id = KP_WR_SKIP, .opcode = IB_WR_SEND };
+	struct ib_wc wc;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		while (i && !(i % KP_SKIP_CHUNK) && cb->sends_out) {
+			ret = kp_poll(cb, &wc, 1, KP_SPIN_ALWAYS);
+			if (ret < 0)
+				return ret;
+			if (wc.wr_id == KP_WR_RECV) {
+				ret = kp_recv_keep(cb, &wc);
+				if (ret)
+					return ret;
+			} else if (wc.wr_id == KP_WR_DATA_RECV) {
+				kp_err(cb, "a data message while sending skips");
+				return -EPROTO;
+			}
+		}
+		wr.send_flags = (i + 1) % KP_SKIP_CHUNK && i + 1 < n ?
+				0 : IB_SEND_SIGNALED;
+		ret = kp_post_send(cb, &wr);
+		if (ret)
+			return ret;
+		cb->rec->cnt.send_msgs++;
+	}
+	return 0;
 }
 
 /*
@@ -499,7 +617,7 @@ int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
 		wr.wr.send_flags |= IB_SEND_INLINE;
 		sge.addr = (uintptr_t)b->vaddr;
 	}
-	if (op == IB_WR_RDMA_WRITE_WITH_IMM)
+	if (op == IB_WR_RDMA_WRITE_WITH_IMM || op == IB_WR_SEND_WITH_IMM)
 		wr.wr.ex.imm_data = cpu_to_be32(imm);
 	if (op == IB_WR_RDMA_READ_WITH_INV)
 		wr.wr.ex.invalidate_rkey = b->mr->rkey;
@@ -510,6 +628,9 @@ int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
 	if (op == IB_WR_RDMA_READ || op == IB_WR_RDMA_READ_WITH_INV) {
 		c->read_msgs++;
 		c->read_bytes += len;
+	} else if (op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM) {
+		c->send_msgs++;
+		c->send_bytes += len;
 	} else {
 		c->write_msgs++;
 		c->write_bytes += len;
@@ -553,6 +674,9 @@ static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)
 
 	switch (wc->opcode) {
 	case IB_WC_SEND:
+		/* data messages and skips are counted when posted */
+		if (wc->wr_id != KP_WR_SEND)
+			break;
 		c->send_msgs++;
 		c->send_bytes += cb->send_len;
 		break;
@@ -656,6 +780,10 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 			cb->sends_out--;
 		if (wc[i].wr_id == KP_WR_SEND)
 			cb->send_busy = false;
+		else if (wc[i].wr_id == KP_WR_RECV)
+			cb->rq_ctrl--;
+		else if (wc[i].wr_id == KP_WR_DATA_RECV)
+			cb->rq_data--;
 		kp_count(cb, &wc[i]);
 	}
 	return n;
@@ -768,6 +896,11 @@ int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin)
 				continue;
 			}
 			return kp_recv_done(cb, &wc);
+		}
+		if (wc.wr_id == KP_WR_DATA_RECV) {
+			kp_err(cb, "a data message of %u bytes where a control message belongs",
+			       wc.byte_len);
+			return -EPROTO;
 		}
 		if (wc.wr_id == want)
 			return 0;

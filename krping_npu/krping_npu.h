@@ -26,8 +26,10 @@
 
 #define KP_NAME			"krping_npu"
 #define KP_RESULT_MAX		400
-#define KP_RQ_DEPTH		16	/* receives kept posted */
-#define KP_SQ_EXTRA		16	/* send slots beyond txdepth */
+#define KP_RQ_DEPTH		16	/* control receives kept posted */
+#define KP_DATA_RQ		512	/* bw,send: data receives kept posted */
+/* send slots beyond txdepth: messages, and the zero-length skips */
+#define KP_SQ_EXTRA		(16 + KP_RQ_DEPTH)
 #define KP_MAX_RD_ATOM		16	/* RDMA READs in flight we ask for */
 #define KP_MAX_INLINE		220	/* inline writes, as perftest on mlx5 */
 #define KP_DRAIN_MS		2000	/* teardown: flushing the QP, the last sends */
@@ -50,12 +52,13 @@ struct kp_rdma_info {
 } __packed;
 
 #define KP_HELLO_MAGIC		0x4b504e55	/* "KPNU" */
-#define KP_HELLO_VERSION	2
+#define KP_HELLO_VERSION	3
 
 enum kp_msg_type {
 	KP_MSG_HELLO = 1,	/* client: test parameters and its buffer */
 	KP_MSG_HELLO_ACK = 2,	/* server: status and its buffer */
 	KP_MSG_FIN = 3,		/* this side's part of the test is done */
+	KP_MSG_SKIP = 4,	/* bw,send server: skip my leftover receives */
 };
 
 #define KP_HELLO_DUPLEX		0x01	/* HELLO: the server streams too */
@@ -72,9 +75,16 @@ struct kp_hello {
 	__be32 count;		/* 0: run for duration seconds */
 	__be32 status;		/* HELLO_ACK: 0 or a positive errno */
 	__be32 duration;	/* seconds, with count 0 */
+	/*
+	 * slat, bw,send: how many zero-length SENDs the peer sends before
+	 * its first data message, to use up this side's control receives
+	 * queued ahead of its data receives (a receive queue is FIFO); in a
+	 * SKIP, the data receives left over after the stream.
+	 */
+	__be32 skip;
 } __packed;
 
-/* wlat: the immediate data of the client's last write of a size */
+/* wlat, slat, bw,send: the immediate data of the client's last message */
 #define KP_IMM_LAST		0x80000000u
 
 #define KP_CTRL_SIZE		sizeof(struct kp_hello)
@@ -89,6 +99,9 @@ enum kp_wr {
 	KP_WR_INV,
 	KP_WR_DRAIN_SQ,		/* teardown's markers */
 	KP_WR_DRAIN_RQ,
+	KP_WR_DATA_SEND,	/* slat, bw,send: a data message */
+	KP_WR_DATA_RECV,	/* ... and its receive, in the data buffer */
+	KP_WR_SKIP,		/* a zero-length SEND using up a peer's receive */
 };
 
 enum kp_cm_state {
@@ -223,6 +236,19 @@ struct kp_cb {
 	u32 imm[4];		/* wlat: the peer's writes seen ahead of the loop */
 	u32 imm_n;
 
+	/*
+	 * The receive queue.  Control receives are reposted as they are
+	 * used, except while data receives are queued behind them (slat,
+	 * bw,send: rq_hold); the peer then uses up the rq_ctrl left ahead
+	 * with zero-length SENDs (skips) before its data.
+	 */
+	u32 rq_ctrl;		/* control receives posted, not yet completed */
+	u32 rq_data;		/* data receives posted, not yet completed */
+	u32 rq_data_max;	/* the data receives the RQ has room for */
+	bool rq_hold;		/* do not repost control receives */
+	u32 skip_in;		/* skips still to come from the peer */
+	u32 skip_out;		/* skips to send the peer before our data */
+
 	/* data: ping client: start (read by the server), rdma (written by
 	 * it); server and the test modes: rdma only.
 	 */
@@ -306,6 +332,10 @@ void kp_free_verbs(struct kp_cb *cb);
 int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size);
 void kp_buf_free(struct kp_cb *cb, struct kp_buf *b);
 int kp_post_recv(struct kp_cb *cb);
+int kp_post_data_recv(struct kp_cb *cb, u32 n);
+int kp_rq_hold(struct kp_cb *cb, u32 ndata);
+int kp_rq_restore(struct kp_cb *cb);
+int kp_post_skips(struct kp_cb *cb, u32 n);
 void *kp_send_buf(struct kp_cb *cb);
 int kp_post_send_msg(struct kp_cb *cb, u32 len, u32 inv_rkey);
 int kp_post_reg(struct kp_cb *cb, struct kp_buf *b, int access, bool signal);
@@ -348,9 +378,12 @@ void kp_test_release(struct kp_cb *cb);
 int kp_test_client(struct kp_cb *cb);
 int kp_test_server(struct kp_cb *cb);
 
-/* kp_rlat.c, kp_wlat.c, kp_bw.c, kp_fr.c */
+/* kp_rlat.c, kp_wlat.c, kp_send.c, kp_bw.c, kp_fr.c */
 int kp_rlat_run(struct kp_cb *cb);
 int kp_wlat_run(struct kp_cb *cb);
+int kp_slat_run(struct kp_cb *cb);
+int kp_send_sink(struct kp_cb *cb);
+int kp_send_flush(struct kp_cb *cb);
 int kp_bw_run(struct kp_cb *cb);
 int kp_fr_run(struct kp_cb *cb);
 

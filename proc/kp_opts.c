@@ -85,21 +85,25 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_NPU_LEN] = { "npu_len", KP_T_U64, KP_F(npu_len), 0, 0,
 		"mem=npu: bytes at npu_va (with npu_va)" },
 	[KP_OPT_SIZES] = { "sizes", KP_T_SIZES, KP_F(sizes), 1, KP_MAX_SIZE,
-		"client rlat/wlat/bw: sweep, e.g. 64-65536 or 64:4096, one result a size" },
+		"client rlat/wlat/slat/bw: sweep, e.g. 64-65536 or 64:4096, one result a size" },
 	[KP_OPT_DURATION] = { "duration", KP_T_U32, KP_F(duration_s), 1,
 		KP_MAX_DURATION,
-		"client rlat/wlat/bw: run this many seconds (each size) instead of count" },
+		"client rlat/wlat/slat/bw: run this many seconds (each size) instead of count" },
 	[KP_OPT_PROGRESS] = { "progress", KP_T_U32, KP_F(progress_s), 1,
 		KP_MAX_PROGRESS,
-		"client rlat/wlat/bw: interim figures every this many seconds" },
+		"client rlat/wlat/slat/bw: interim figures every this many seconds" },
 	[KP_OPT_WARMUP] = { "warmup", KP_T_U32, KP_F(warmup), 1, KP_MAX_COUNT,
-		"client rlat/wlat/bw: this many untimed iterations before each size" },
+		"client rlat/wlat/slat/bw: this many untimed iterations before each size" },
 	[KP_OPT_GBITS] = { "gbits", KP_T_FLAG, KP_F(gbits), 0, 0,
 		"client bw: bandwidth in Gb/s too (10^9 bits), beside MiB/s" },
 	[KP_OPT_EVENTS] = { "events", KP_T_FLAG, KP_F(events), 0, 0,
-		"client rlat/wlat/bw/fr: sleep on completion events instead of busy-polling" },
+		"client rlat/wlat/slat/bw/fr: sleep on completion events instead of busy-polling" },
 	[KP_OPT_READ] = { "read", KP_T_FLAG, KP_F(bw_read), 0, 0,
 		"with bw: a stream of RDMA READs of the server's buffer (test bw_read), as ib_read_bw" },
+	[KP_OPT_SLAT] = { "slat", KP_T_MODE, KP_F(mode), KP_MODE_SLAT, 0,
+		"SEND/RECV ping-pong latency, as ib_send_lat" },
+	[KP_OPT_SEND] = { "send", KP_T_FLAG, KP_F(bw_send), 0, 0,
+		"with bw: a stream of SENDs into the server's posted receives (test bw_send), as ib_send_bw" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -121,6 +125,8 @@ static const char * const kp_mode_names[] = {
 	[KP_MODE_BW] = "bw",
 	[KP_MODE_FR] = "fr",
 	[KP_MODE_BW_READ] = "bw_read",
+	[KP_MODE_SLAT] = "slat",
+	[KP_MODE_BW_SEND] = "bw_send",
 };
 
 const char *kp_mode_name(enum kp_mode mode)
@@ -500,7 +506,7 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 	static const int ids[] = { KP_OPT_SIZES, KP_OPT_DURATION,
 				   KP_OPT_PROGRESS, KP_OPT_WARMUP };
 	bool measured = o->mode == KP_MODE_RLAT || o->mode == KP_MODE_WLAT ||
-			o->mode == KP_MODE_BW;
+			o->mode == KP_MODE_SLAT || o->mode == KP_MODE_BW;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(ids); i++) {
@@ -514,7 +520,7 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		if (!measured) {
-			kp_err(err, errlen, "'%s' needs 'rlat', 'wlat' or 'bw', not '%s'",
+			kp_err(err, errlen, "'%s' needs 'rlat', 'wlat', 'slat' or 'bw', not '%s'",
 			       name, kp_mode_name(o->mode));
 			return -EINVAL;
 		}
@@ -526,7 +532,7 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 	}
 	if (o->events && (o->role != KP_ROLE_CLIENT ||
 			  o->mode == KP_MODE_PING)) {
-		kp_err(err, errlen, "'events' is for a client of rlat, wlat, bw or fr (ping: 'poll' chooses)");
+		kp_err(err, errlen, "'events' is for a client of rlat, wlat, slat, bw or fr (ping: 'poll' chooses)");
 		return -EINVAL;
 	}
 	if (kp_opt_given(o, KP_OPT_SIZES) && kp_opt_given(o, KP_OPT_SIZE)) {
@@ -569,8 +575,17 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 		kp_err(err, errlen, "'read' needs 'bw' (bw,read: a READ stream)");
 		return -EINVAL;
 	}
-	if (o->bw_read && o->duplex) {
-		kp_err(err, errlen, "'duplex' streams WRITEs both ways; not with 'read'");
+	if (o->bw_send && o->mode != KP_MODE_BW) {
+		kp_err(err, errlen, "'send' needs 'bw' (bw,send: a SEND stream)");
+		return -EINVAL;
+	}
+	if (o->bw_read && o->bw_send) {
+		kp_err(err, errlen, "'read' and 'send' are two different streams");
+		return -EINVAL;
+	}
+	if ((o->bw_read || o->bw_send) && o->duplex) {
+		kp_err(err, errlen, "'duplex' streams WRITEs both ways; not with '%s'",
+		       o->bw_read ? "read" : "send");
 		return -EINVAL;
 	}
 	if (o->mode == KP_MODE_PING && o->size < KP_PING_MIN_SIZE) {
@@ -682,6 +697,8 @@ int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
 		return ret;
 	if (o->bw_read)
 		o->mode = KP_MODE_BW_READ;
+	if (o->bw_send)
+		o->mode = KP_MODE_BW_SEND;
 	if (!o->nsizes) {
 		o->sizes[0] = o->size;
 		o->nsizes = 1;

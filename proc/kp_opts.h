@@ -40,12 +40,27 @@ enum kp_mode {
 	KP_MODE_BW,
 	KP_MODE_FR,
 	KP_MODE_BW_READ,	/* "bw,read": a stream of RDMA READs */
+	KP_MODE_SLAT,		/* SEND/RECV ping-pong */
+	KP_MODE_BW_SEND,	/* "bw,send": a stream of SENDs */
 };
 
 /* The bandwidth modes: a stream, figures in MiB/s. */
 static inline bool kp_mode_bw(enum kp_mode mode)
 {
-	return mode == KP_MODE_BW || mode == KP_MODE_BW_READ;
+	return mode == KP_MODE_BW || mode == KP_MODE_BW_READ ||
+	       mode == KP_MODE_BW_SEND;
+}
+
+/* The ping-pong modes: half the round trip is reported. */
+static inline bool kp_mode_pingpong(enum kp_mode mode)
+{
+	return mode == KP_MODE_WLAT || mode == KP_MODE_SLAT;
+}
+
+/* The modes whose data arrives as SENDs into posted receives. */
+static inline bool kp_mode_send(enum kp_mode mode)
+{
+	return mode == KP_MODE_SLAT || mode == KP_MODE_BW_SEND;
 }
 
 struct kp_addr {
@@ -82,6 +97,7 @@ struct kp_opts {
 	bool server_inv;
 	bool duplex;
 	bool bw_read;			/* bw: READs, not WRITEs (mode bw_read) */
+	bool bw_send;			/* bw: SENDs, not WRITEs (mode bw_send) */
 	bool gbits;			/* bw: Gb/s beside MiB/s */
 	bool events;			/* sleep on completion events, not busy-poll */
 	u64 given;			/* bit i: option i of the table was set */
@@ -121,6 +137,8 @@ enum kp_opt_id {
 	KP_OPT_GBITS,
 	KP_OPT_EVENTS,
 	KP_OPT_READ,
+	KP_OPT_SLAT,
+	KP_OPT_SEND,
 	KP_OPT_NR,
 };
 

@@ -294,7 +294,7 @@ static void test_help(void)
 		"bw", "duplex", "timeout=", "mem=host|npu", "npu_dev=",
 		"npu_va=N|0xN", "npu_len=N|0xN",
 		"sizes=N[-M][:...]", "duration=", "progress=", "warmup=",
-		"gbits", "events", "read",
+		"gbits", "events", "read", "slat", "send",
 	};
 	unsigned int i;
 
@@ -432,6 +432,33 @@ static void test_perftest_opts(void)
 	expect_err(BASE ",read", -EINVAL, "'read' needs 'bw'");
 	expect_err(BASE ",wlat,read", -EINVAL, "'read' needs 'bw'");
 	expect_err(BASE ",bw,read,duplex", -EINVAL, "not with 'read'");
+	/* slat and bw,send: the SEND/RECV tests */
+	expect_ok(BASE ",slat,sizes=1-65536,warmup=5,events");
+	KT_CHECK(o.mode == KP_MODE_SLAT && kp_mode_pingpong(o.mode) &&
+		 kp_mode_send(o.mode) && !kp_mode_bw(o.mode) &&
+		 !strcmp(kp_mode_name(o.mode), "slat") && o.nsizes == 17,
+		 "slat: mode %d, %u sizes", o.mode, o.nsizes);
+	expect_ok(BASE ",slat,duration=3,progress=1");
+	expect_ok(BASE ",bw,send,gbits,duration=2,sizes=64:4096");
+	KT_CHECK(o.mode == KP_MODE_BW_SEND && kp_mode_bw(o.mode) &&
+		 kp_mode_send(o.mode) && !kp_mode_pingpong(o.mode) &&
+		 !strcmp(kp_mode_name(o.mode), "bw_send"), "bw,send: mode %d",
+		 o.mode);
+	KT_CHECK(!kp_mode_send(KP_MODE_BW) && !kp_mode_send(KP_MODE_WLAT) &&
+		 kp_mode_pingpong(KP_MODE_WLAT) &&
+		 !kp_mode_pingpong(KP_MODE_RLAT), "mode classes");
+	expect_ok("server,addr=192.0.2.1,port=1,slat");
+	expect_ok("server,addr=192.0.2.1,port=1,bw,send");
+	KT_CHECK(o.mode == KP_MODE_BW_SEND, "server bw,send: mode %d", o.mode);
+	expect_err(BASE ",send", -EINVAL, "'send' needs 'bw'");
+	expect_err(BASE ",slat,send", -EINVAL, "'send' needs 'bw'");
+	expect_err(BASE ",bw,send,read", -EINVAL, "two different streams");
+	expect_err(BASE ",bw,send,duplex", -EINVAL, "not with 'send'");
+	expect_err(BASE ",slat,gbits", -EINVAL, "'gbits' is for a bw client");
+	expect_err(BASE ",slat,wlat", -EINVAL, "one test mode only");
+	expect_err(BASE ",slat,validate", -EINVAL, "applies to ping");
+	expect_err("server,addr=192.0.2.1,port=1,slat,warmup=3", -EINVAL,
+		   "client option");
 }
 
 int main(void)

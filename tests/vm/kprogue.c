@@ -33,10 +33,11 @@ struct kp_hello {
 	uint32_t count;
 	uint32_t status;
 	uint32_t duration;
+	uint32_t skip;
 } __attribute__((packed));
 
 #define KP_HELLO_MAGIC	0x4b504e55
-#define KP_HELLO_VER	2
+#define KP_HELLO_VER	3
 #define KP_MSG_HELLO	1
 #define KP_MSG_ACK	2
 #define KP_MODE_BW	3	/* enum kp_mode in proc/kp_opts.h */

@@ -258,6 +258,97 @@ t_bw_read() {
 }
 kp_test bw-read t_bw_read
 
+# slat: SEND/RECV ping-pong into posted receives, host and NPU memory,
+# count and duration runs, sweeps down to 1 byte; the counters are the
+# data messages plus the control messages (40 bytes each), nothing one-sided
+t_slat() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,slat,count=1000,size=64,warmup=50"
+	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
+	kp_check_lat "$(kp_res $CID)" slat 64 1000 || return 1
+	[ "$(kp_res $SID)" = "slat served #bytes=64 #iterations=1050" ] ||
+		{ kp_why "server: $(kp_res $SID)"; return 1; }
+	[ "$(kp_col $CID 3)" = slat ] && [ "$(kp_col $CID 8)" = $((1050 * 64 + 80)) ] &&
+		[ "$(kp_col $CID 10)" = $((1050 * 64 + 80)) ] && [ "$(kp_col $CID 12)" = 0 ] &&
+		[ "$(kp_col $CID 14)" = 0 ] && [ "$(kp_col $SID 10)" = $((1050 * 64 + 80)) ] ||
+		{ kp_why "records: $(kp_rec $CID) / $(kp_rec $SID)"; return 1; }
+	j=$(kp_json $CID)
+	case "$j" in *'"test": "slat"'*'"t_typical": '*'"histogram": [['*) ;; *) kp_why "JSON: $j"; return 1 ;; esac
+	[ "$(kp_jnum "$j" t_typical)" = "$(kp_num "$(kp_res $CID)" 't_typical[usec]')" ] ||
+		{ kp_why "JSON and text differ: $j"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,mem=npu" "addr=$A,port=$PORT,slat,sizes=1:4096:65536,count=200,mem=npu,events"
+	case "$SRV $CLI" in *errno*) kp_why "npu srv=$SRV cli=$CLI"; return 1 ;; esac
+	[ "$(kp_res $CID | wc -l)" = 3 ] || { kp_why "npu sweep: $(kp_res $CID)"; return 1; }
+	n=0
+	for size in 1 4096 65536; do
+		n=$((n + 1))
+		kp_check_lat "$(kp_res $CID | sed -n ${n}p)" slat $size 200 || return 1
+	done
+	[ "$(kp_col $CID 4)" = npu ] && [ "$(kp_col $CID 8)" = $((200 * (1 + 4096 + 65536) + 6 * 40)) ] ||
+		{ kp_why "npu record: $(kp_rec $CID)"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,slat,duration=2,size=4096"
+	r=$(kp_res $CID)
+	n=$(kp_num "$r" '#iterations')
+	kp_check_lat "$r" slat 4096 "$n" || return 1
+	[ "$(kp_res $SID)" = "slat served #bytes=4096 #iterations=$n" ] ||
+		{ kp_why "server: $(kp_res $SID), client $n"; return 1; }
+	kp_json $CID > /dev/null
+	kp_log "slat: $(kp_res $CID | cut -d' ' -f1-8)"
+	# a server told to run wlat refuses a client's slat
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,wlat" "addr=$A,port=$PORT,slat,count=10"
+	[ "$CLI" = "errno=71" ] || { kp_why "wlat server, slat client: $CLI / $SRV"; return 1; }
+	kp_idle
+}
+kp_test slat t_slat
+
+# bw,send: a stream of SENDs into the server's posted receives (test
+# bw_send), host and NPU memory, count and duration runs, sweeps; every
+# data byte counted once on each side
+t_bw_send() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,count=2000,size=16384,warmup=100"
+	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
+	kp_check_bw "$(kp_res $CID)" 16384 2000 bw_send || return 1
+	[ "$(kp_res $SID)" = "bw_send served #bytes=16384 #messages=2100" ] ||
+		{ kp_why "server: $(kp_res $SID)"; return 1; }
+	[ "$(kp_col $CID 3)" = bw_send ] && [ "$(kp_col $CID 8)" = $((2100 * 16384 + 80)) ] &&
+		[ "$(kp_col $SID 10)" = $((2100 * 16384 + 80)) ] && [ "$(kp_col $CID 12)" = 0 ] &&
+		[ "$(kp_col $CID 14)" = 0 ] || { kp_why "records: $(kp_rec $CID) / $(kp_rec $SID)"; return 1; }
+	j=$(kp_json $CID)
+	case "$j" in *'"test": "bw_send"'*'"BW_average": '*'"MsgRate": '*) ;; *) kp_why "JSON: $j"; return 1 ;; esac
+	[ "$(kp_jnum "$j" BW_average)" = "$(kp_num "$(kp_res $CID)" 'BW_average[MiB/sec]')" ] ||
+		{ kp_why "JSON and text differ: $j"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,mem=npu" "addr=$A,port=$PORT,bw,send,sizes=1:4096:65536,count=300,mem=npu,gbits"
+	case "$SRV $CLI" in *errno*) kp_why "npu srv=$SRV cli=$CLI"; return 1 ;; esac
+	[ "$(kp_res $CID | wc -l)" = 3 ] || { kp_why "npu sweep: $(kp_res $CID)"; return 1; }
+	n=0
+	for size in 1 4096 65536; do
+		n=$((n + 1))
+		kp_check_bw "$(kp_res $CID | sed -n ${n}p)" $size 300 bw_send || return 1
+	done
+	case "$(kp_res $CID | tail -1)" in *"BW_average[Gb/sec]="*) ;; *) kp_why "no Gb/s"; return 1 ;; esac
+	[ "$(kp_col $SID 10)" = $((300 * (1 + 4096 + 65536) + 6 * 40)) ] ||
+		{ kp_why "npu server record: $(kp_rec $SID)"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,duration=2,size=4096"
+	r=$(kp_res $CID)
+	n=$(kp_num "$r" '#iterations')
+	kp_check_bw "$r" 4096 "$n" bw_send || return 1
+	[ "$(kp_res $SID)" = "bw_send served #bytes=4096 #messages=$n" ] ||
+		{ kp_why "server: $(kp_res $SID), client $n"; return 1; }
+	kp_json $CID > /dev/null
+	kp_log "bw_send: $(kp_res $CID | cut -d' ' -f1-6)"
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,bw" "addr=$A,port=$PORT,bw,send,count=10"
+	[ "$CLI" = "errno=71" ] || { kp_why "bw server, bw_send client: $CLI / $SRV"; return 1; }
+	kp_idle
+}
+kp_test bw-send t_bw_send
+
 t_end() {
 	[ "$(tail -1 /proc/krping_npu)" = "live tests=0 cm_ids=0 qps=0 buffers=0" ] ||
 		{ kp_why "left: $(tail -1 /proc/krping_npu)"; return 1; }

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kp_send.c - the two-sided tests: slat, a SEND/RECV ping-pong (half the
+ * round trip reported, as ib_send_lat does), and the receiving side of
+ * bw,send.  Data messages land in receives posted on the data buffer
+ * (host or NPU memory), never read by the CPU.
+ *
+ * A receive queue is FIFO, and control receives (KP_CTRL_SIZE bytes) sit
+ * in it while the data receives are posted behind them.  So each side
+ * stops reposting its control receives from then on (kp_rq_hold()), and
+ * tells the peer in its hello how many are left ahead; the peer sends as
+ * many zero-length SENDs (skips) before its first data message.  Only the
+ * last data message of a size carries immediate data, KP_IMM_LAST; a side
+ * that sees it queues its control receives again for the FIN exchange.
+ * bw,send's server keeps up to cb->rq_data_max data receives posted and
+ * has some left when the stream ends: it asks the client for as many
+ * skips (KP_MSG_SKIP), and kp_send_flush() takes them.
+ */
+#include <linux/ktime.h>
+
+#include "krping_npu.h"
+
+#define KP_SEND_BATCH	16
+#define KP_SLAT_SIGNAL	16	/* signal one ping in this many */
+
+/*
+ * A completion of the data phase: @*got counts the data messages, @*last
+ * is set by the one with KP_IMM_LAST.  Skips must all come before data;
+ * nothing else may arrive.
+ */
+static int kp_send_take(struct kp_cb *cb, const struct ib_wc *wc, u32 *got,
+			bool *last)
+{
+	switch (wc->wr_id) {
+	case KP_WR_RECV:
+		if (wc->byte_len || !cb->skip_in) {
+			kp_err(cb, "a message of %u bytes in the data phase (%u skips due)",
+			       wc->byte_len, cb->skip_in);
+			return -EPROTO;
+		}
+		cb->skip_in--;
+		return 0;
+	case KP_WR_DATA_RECV:
+		if (cb->skip_in || *last || wc->byte_len != cb->size) {
+			kp_err(cb, "data message of %u bytes (want %u), %u skips due%s",
+			       wc->byte_len, cb->size, cb->skip_in,
+			       *last ? ", after the last" : "");
+			return -EPROTO;
+		}
+		(*got)++;
+		if (wc->wc_flags & IB_WC_WITH_IMM) {
+			if (be32_to_cpu(wc->ex.imm_data) != KP_IMM_LAST) {
+				kp_err(cb, "data message with immediate 0x%x",
+				       be32_to_cpu(wc->ex.imm_data));
+				return -EPROTO;
+			}
+			*last = true;
+		}
+		return 0;
+	case KP_WR_DATA_SEND:
+	case KP_WR_SKIP:
+	case KP_WR_SEND:
+		return 0;	/* our own sends */
+	default:
+		kp_err(cb, "unexpected completion %llu in the data phase",
+		       wc->wr_id);
+		return -EPROTO;
+	}
+}
+
+/* Reap until the peer's next data message; *@last: it was the last. */
+static int kp_slat_wait(struct kp_cb *cb, unsigned int spin, bool *last)
+{
+	struct ib_wc wc[4];
+	u32 got = 0;
+	int n, i, ret;
+
+	*last = false;
+	while (!got) {
+		n = kp_poll(cb, wc, ARRAY_SIZE(wc), spin);
+		if (n < 0)
+			return n;
+		for (i = 0; i < n; i++) {
+			ret = kp_send_take(cb, &wc[i], &got, last);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int kp_slat_send(struct kp_cb *cb, bool last, bool signal)
+{
+	return kp_post_rdma(cb, last ? IB_WR_SEND_WITH_IMM : IB_WR_SEND,
+			    &cb->rdma, cb->size, KP_WR_DATA_SEND,
+			    signal || last, last ? KP_IMM_LAST : 0);
+}
+
+/*
+ * Ping-pong: the client sends, the server answers each message with one
+ * of its own.  Each side keeps one data receive posted, reposted as soon
+ * as a message is in and before this side's next send, so the peer never
+ * finds the queue empty.  The client's warmup= round trips are not timed;
+ * the server answers them like any other.
+ */
+int kp_slat_run(struct kp_cb *cb)
+{
+	bool client = cb->opts.role == KP_ROLE_CLIENT;
+	u64 warm = client ? cb->opts.warmup : 0;
+	unsigned int spin = kp_loop_spin(cb);
+	bool last = false, peer_last;
+	u64 i, t0, now = 0;
+	int ret;
+
+	ret = kp_post_skips(cb, cb->skip_out);
+	if (ret)
+		return ret;
+	cb->skip_out = 0;
+	for (i = 0; !last; i++) {
+		bool signal = (i + 1) % KP_SLAT_SIGNAL == 0;
+		bool timed = i >= warm;
+
+		if (i == warm) {
+			kp_run_begin(cb);
+			now = cb->run.start_ns;
+		}
+		t0 = ktime_get_ns();
+		if (client) {
+			last = timed && kp_run_over(cb, i - warm + 1, now);
+			ret = kp_slat_send(cb, last, signal);
+			if (ret)
+				return ret;
+		}
+		ret = kp_slat_wait(cb, spin, &peer_last);
+		if (ret)
+			return ret;
+		now = ktime_get_ns();
+		if (client && peer_last != last) {
+			kp_err(cb, "slat: the server's answer %llu is%s marked last",
+			       i, peer_last ? "" : " not");
+			return -EPROTO;
+		}
+		last = peer_last;
+		if (client && timed) {
+			kp_lat_sample(cb, i - warm, now - t0);
+			kp_run_tick(cb, i - warm + 1, now);
+		}
+		/* the next message's receive, or the FIN's */
+		ret = last ? kp_rq_restore(cb) : kp_post_data_recv(cb, 1);
+		if (ret)
+			return ret;
+		if (!client) {
+			ret = kp_slat_send(cb, last, signal);
+			if (ret)
+				return ret;
+		}
+		kp_loop_yield(cb);
+	}
+	/*
+	 * The last sends' completions; the peer's FIN may come first: keep
+	 * it for the FIN exchange.
+	 */
+	while (cb->sends_out) {
+		struct ib_wc wc;
+
+		ret = kp_poll(cb, &wc, 1, KP_SPIN_ALWAYS);
+		if (ret < 0)
+			return ret;
+		if (ret && wc.wr_id == KP_WR_RECV) {
+			ret = kp_recv_keep(cb, &wc);
+			if (ret)
+				return ret;
+		}
+	}
+	if (client)
+		return kp_stats_lat(cb, i - warm, 2);
+	kp_run_end(cb);
+	kp_rec_result(cb, "slat served #bytes=%u #iterations=%llu", cb->size,
+		      (unsigned long long)i);
+	return 0;
+}
+
+/*
+ * bw,send's server: take the client's stream, keeping the receive queue
+ * full (reposting a batch as it is reaped), until the message marked
+ * last; then queue control receives for the FIN exchange.  It times
+ * nothing: the client's result is the figure.
+ */
+int kp_send_sink(struct kp_cb *cb)
+{
+	struct ib_wc wc[KP_SEND_BATCH];
+	bool last = false;
+	u64 total = 0;
+	int n, i, ret;
+	u32 got;
+
+	while (!last) {
+		n = kp_poll(cb, wc, ARRAY_SIZE(wc), KP_SPIN_ALWAYS);
+		if (n < 0)
+			return n;
+		got = 0;
+		for (i = 0; i < n; i++) {
+			ret = kp_send_take(cb, &wc[i], &got, &last);
+			if (ret)
+				return ret;
+		}
+		total += got;
+		if (got && !last) {
+			ret = kp_post_data_recv(cb, got);
+			if (ret)
+				return ret;
+		}
+	}
+	ret = kp_rq_restore(cb);
+	if (ret)
+		return ret;
+	kp_rec_result(cb, "bw_send served #bytes=%u #messages=%llu", cb->size,
+		      (unsigned long long)total);
+	return 0;
+}
+
+/*
+ * bw,send's server, after its SKIP: take the client's skips in the data
+ * receives left over, so none is posted on the buffer when it goes.
+ */
+int kp_send_flush(struct kp_cb *cb)
+{
+	struct ib_wc wc[KP_SEND_BATCH];
+	int n, i, ret;
+
+	while (cb->rq_data) {
+		n = kp_poll(cb, wc, ARRAY_SIZE(wc), KP_SPIN_ALWAYS);
+		if (n < 0)
+			return n;
+		for (i = 0; i < n; i++) {
+			if (wc[i].wr_id == KP_WR_DATA_RECV && !wc[i].byte_len)
+				continue;
+			if (wc[i].wr_id == KP_WR_RECV) {
+				/* the client's FIN, after its skips */
+				ret = kp_recv_keep(cb, &wc[i]);
+				if (ret)
+					return ret;
+				continue;
+			}
+			if (wc[i].wr_id == KP_WR_SEND)
+				continue;
+			kp_err(cb, "completion %llu (%u bytes) among the skips",
+			       wc[i].wr_id, wc[i].byte_len);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
