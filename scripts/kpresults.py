@@ -20,13 +20,14 @@ LAT_FIGURES = ("t_min", "t_max", "t_typical", "t_avg", "t_stdev",
                "percentile_99", "percentile_99.9")
 BW_FIGURES = ("BW_peak", "BW_average", "MsgRate")
 # the figure a result is compared by: it must be there
-MAIN = {"bw": "BW_average", "bw_read": "BW_average"}
+BW_TESTS = ("bw", "bw_read", "bw_send")
+MAIN = {t: "BW_average" for t in BW_TESTS}
 KEYS = ("tool", "test", "role", "mem", "device", "MsgSize")
 
 
 def figures(test):
     """The figures a result of @test must carry."""
-    return BW_FIGURES if test in ("bw", "bw_read") else LAT_FIGURES
+    return BW_FIGURES if test in BW_TESTS else LAT_FIGURES
 
 
 def _reject_constant(name):
