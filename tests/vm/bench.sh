@@ -25,7 +25,7 @@ iters() { case $1 in bw*) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N
 # ours MODE SIZE MEM: krping_npu with both sides' buffers in MEM
 ours() {
 	mode=$1 size=$2 mem=$3 n=$(iters "$1" "$2") m=$1
-	[ "$mode" = bw_read ] && m=bw,read
+	case $mode in bw_read) m=bw,read ;; bw_send) m=bw,send ;; esac
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,mem=$mem" \
 		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD"
@@ -80,8 +80,12 @@ while [ $rep -lt "$REPS" ]; do
 			ours wlat $size host; ours wlat $size npu; theirs ib_write_lat wlat $size
 			theirs ib_read_lat rlat $size; ours rlat $size npu; ours rlat $size host
 		fi
+		if [ $size = 64 ]; then
+			theirs ib_send_lat slat $size; ours slat $size host; ours slat $size npu
+		fi
 		ours bw $size npu; ours bw $size host; theirs ib_write_bw bw $size
 		theirs ib_read_bw bw_read $size; ours bw_read $size host; ours bw_read $size npu
+		ours bw_send $size npu; ours bw_send $size host; theirs ib_send_bw bw_send $size
 	done
 	rep=$((rep + 1))
 done
