@@ -366,6 +366,9 @@ t_launch_freed() {
 kp_test launch-server-frees-mid-bw t_launch_freed server "bw,size=1048576,duration=20" rdma
 kp_test launch-client-frees-mid-ping t_launch_freed client "size=1048576,count=1000000,validate" start
 kp_test launch-client-frees-mid-rlat t_launch_freed client "rlat,size=1048576,duration=20" rdma acl
+# receives posted on the NPU buffer when it goes: none may land after
+kp_test launch-server-frees-mid-bw-send t_launch_freed server "bw,send,size=1048576,duration=20" rdma
+kp_test launch-client-frees-mid-slat t_launch_freed client "slat,size=1048576,duration=20" rdma
 # The owner is killed mid-test: the write is interrupted, the test ends,
 # then the process's memory goes; nothing is left.  $1: the client's test
 t_launch_killed() {

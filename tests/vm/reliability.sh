@@ -80,6 +80,8 @@ t_peer_killed() {
 kp_test peer-lost-ping t_peer_killed "size=4096"
 kp_test peer-lost-wlat t_peer_killed "wlat"
 kp_test peer-lost-bw t_peer_killed "bw,size=65536"
+kp_test peer-lost-slat t_peer_killed "slat,size=4096"
+kp_test peer-lost-bw-send t_peer_killed "bw,send,size=65536"
 
 # a running test pins the module: rmmod is refused, the test finishes
 t_rmmod_busy() {
