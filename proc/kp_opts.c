@@ -103,7 +103,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_SLAT] = { "slat", KP_T_MODE, KP_F(mode), KP_MODE_SLAT, 0,
 		"SEND/RECV ping-pong latency, as ib_send_lat" },
 	[KP_OPT_SEND] = { "send", KP_T_FLAG, KP_F(bw_send), 0, 0,
-		"with bw: a stream of SENDs into the server's posted receives (test bw_send), as ib_send_bw" },
+		"with bw: a stream of SENDs into the server's receives (test bw_send), as ib_send_bw" },
 };
 
 static const char * const kp_mem_names[] = {
