@@ -95,6 +95,34 @@ t_mr_exact() {
 	[ "$mem" = host ] || zero "the overrun test"
 	kp_idle "the overrun test"
 }
+# slat and bw,send hellos from a hostile client: more skips than control
+# receives, skips for a side with no data receives, and a data message of
+# the wrong length after the skips; each refused or failed with -EPROTO
+t_skips() {
+	mode=$1 skip=$2 expect=$3 dmesg_want=$4
+	PORT=$((PORT + 1))
+	kpwrite "server,addr=$A,port=$PORT,timeout=3000" > /tmp/srv.out &
+	sp=$!
+	i=0 out=""
+	while [ $i -lt 50 ]; do
+		out=$(kprogue skips $A $PORT "$mode" "$skip" 64 2>&1)
+		case $out in *"Connection refused"*) ;; *) break ;; esac
+		sleep 0.1; i=$((i + 1))
+	done
+	wait $sp
+	[ "$out" = "$expect" ] || { kp_why "client: $out, want $expect"; return 1; }
+	[ "$(cat /tmp/srv.out)" = "errno=71" ] || { kp_why "server: $(cat /tmp/srv.out)"; return 1; }
+	dmesg | grep -q "$dmesg_want" || { kp_why "no dmesg line '$dmesg_want'"; return 1; }
+	kp_idle "the skips test"
+}
+if want skips; then
+	# enum kp_mode: 6 slat, 7 bw_send
+	kp_test skips-slat-too-many t_skips 6 17 "status=71 skip=0 data=-" "peer asks for 17 skips, at most 16"
+	kp_test skips-bw-send-client t_skips 7 1 "status=71 skip=0 data=-" "peer asks for 1 skips, at most 0"
+	kp_test skips-slat-short-data t_skips 6 0 "status=0 skip=16 data=success" "data message of 32 bytes (want 64), 0 skips due"
+	kp_test skips-bw-send-short-data t_skips 7 0 "status=0 skip=16 data=success" "data message of 32 bytes (want 64), 0 skips due"
+fi
+
 if want mr; then
 	kp_test mr-exact-load kp_peer_load
 	kp_test mr-exact-host-64B t_mr_exact host 64

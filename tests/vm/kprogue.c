@@ -11,6 +11,13 @@
  *	MR covers exactly its buffer makes "past" fail with a remote access
  *	error.
  *
+ *   kprogue skips ADDR PORT MODE SKIP SIZE
+ *	A hello of MODE (a number of enum kp_mode) and SIZE bytes asking
+ *	for SKIP skips; on the server's ACK, the skips it asks for, then one
+ *	SEND of half of SIZE bytes, a message of the wrong length.  Prints "status=N skip=N data=STATUS": the ACK's
+ *	status (a positive errno), the skips asked for and the SEND's
+ *	completion ("-" when none was sent).
+ *
  * The hello layout is struct kp_hello of krping_npu/krping_npu.h.
  */
 #include <stdio.h>
@@ -48,6 +55,46 @@ static void die(const char *what)
 	exit(2);
 }
 
+/* The hello of the skips test: mode, skips, and the server's answer. */
+static int skips(struct rdma_cm_id *id, struct kp_hello *tx, struct ibv_mr *txmr,
+		 struct kp_hello *rx, struct ibv_mr *dmr, uint32_t mode,
+		 uint32_t skip, uint32_t size)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
+	struct ibv_wc wc;
+	const char *data = "-";
+	uint32_t i, n;
+
+	tx->mode = mode;
+	tx->skip = htobe32(skip);
+	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
+		die("rdma_post_send");
+	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
+		die("hello send");
+	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status)
+		die("hello ack");
+	n = be32toh(rx->skip);
+	if (!rx->status) {
+		for (i = 0; i < n && i < 64; i++) {
+			wr.send_flags = i + 1 == n ? IBV_SEND_SIGNALED : 0;
+			if (ibv_post_send(id->qp, &wr, &bad))
+				die("skip");
+		}
+		if (n && (rdma_get_send_comp(id, &wc) <= 0 || wc.status))
+			die("skip completion");
+		if (rdma_post_sendv(id, NULL, &(struct ibv_sge){
+				(uintptr_t)dmr->addr, size / 2, dmr->lkey }, 1,
+				IBV_SEND_SIGNALED))
+			die("data send");
+		if (rdma_get_send_comp(id, &wc) <= 0)
+			die("data completion");
+		data = ibv_wc_status_str(wc.status);
+	}
+	printf("status=%u skip=%u data=%s\n", be32toh(rx->status), n, data);
+	rdma_disconnect(id);
+	return 0;
+}
+
 static const char *write_one(struct rdma_cm_id *id, struct ibv_mr *mr,
 			     uint64_t raddr, uint32_t rkey)
 {
@@ -65,7 +112,7 @@ int main(int argc, char **argv)
 {
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
 	struct ibv_qp_init_attr attr = {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+		.cap = { .max_send_wr = 80, .max_recv_wr = 4, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 		.sq_sig_all = 0,
 		.qp_type = IBV_QPT_RC,
@@ -82,11 +129,13 @@ int main(int argc, char **argv)
 	char *data;
 	const char *last, *past;
 
-	if (argc != 5 || strcmp(argv[1], "overrun")) {
-		fprintf(stderr, "usage: kprogue overrun ADDR PORT SIZE\n");
+	if (!(argc == 5 && !strcmp(argv[1], "overrun")) &&
+	    !(argc == 7 && !strcmp(argv[1], "skips"))) {
+		fprintf(stderr, "usage: kprogue overrun ADDR PORT SIZE\n"
+			"       kprogue skips ADDR PORT MODE SKIP SIZE\n");
 		return 2;
 	}
-	size = strtoul(argv[4], NULL, 0);
+	size = strtoul(argv[argc - 1], NULL, 0);
 	if (rdma_getaddrinfo(argv[2], argv[3], &hints, &res))
 		die("rdma_getaddrinfo");
 	if (rdma_create_ep(&id, res, NULL, &attr))
@@ -115,6 +164,9 @@ int main(int argc, char **argv)
 	tx->type = KP_MSG_HELLO;
 	tx->mode = KP_MODE_BW;
 	tx->count = htobe32(1);
+	if (argc == 7)
+		return skips(id, tx, txmr, rx, dmr, strtoul(argv[4], NULL, 0),
+			     strtoul(argv[5], NULL, 0), size);
 	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
 		die("rdma_post_send");
 	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
