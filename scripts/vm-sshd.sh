@@ -3,6 +3,7 @@
 # runner; waits until the runner touches /tmp/kp-stop (at most 25 min).
 . /lib/kp/lib.sh
 . /root/*.env
+[ -z "${KP_HOSTNAME:-}" ] || hostname "$KP_HOSTNAME"
 kp_rxe_up "$KP_RXE_ADDR" eth0 || { echo "KPRUN FAIL rxe0 on eth0"; exit 1; }
 insmod $KP/npu_sim.ko || echo "KPRUN FAIL insmod npu_sim"
 insmod $KP/npu_peer_mem.ko || echo "KPRUN FAIL insmod npu_peer_mem"

@@ -50,3 +50,43 @@ check no-file 2 "" "$t/base" "$t/nonexistent"
 # the median of repeated runs: 1 bad run in 3 is not a regression
 { cat "$t/base/results.json"; cat "$t/bw15/results.json"; cat "$t/base/results.json"; } > "$t/rep.json"
 check median 0 "" "$t/base" "$t/rep.json"
+
+# repeats on both sides: a confidence interval from a bootstrap
+reps() {	# DIR BW...: one bw 65536 result per value
+	mkdir -p "$1"; local d=$1; shift
+	for v in "$@"; do
+		echo '{"test": "bw", "role": "client", "mem": "host", "MsgSize": 65536, "BW_average": '"$v"'}'
+	done > "$d/results.json"
+}
+reps "$t/r-base" 100 98 102 101 99
+reps "$t/r-clear" 80 81 79 80 82			# down 20%, tight: sure
+reps "$t/r-noisy" 60 120 85 130 70			# median down 15%, scattered
+check ci-regression 1 "REGRESSION (BW down 20.0% > 10%; 95% CI 0.7[0-9]*-0.8[0-9]*, 5+5 results of one run each: the spread between runs is not in it)" "$t/r-base" "$t/r-clear"
+check ci-within-noise 0 "ok (within noise: 95% CI 0\.[0-9]*-1\.[0-9]*, 5+5 results of one run each: the spread between runs is not in it)" "$t/r-base" "$t/r-noisy"
+check ci-same 0 "ok (95% CI" "$t/r-base" "$t/r-base"
+a=$(scripts/compare "$t/r-base" "$t/r-noisy"); b=$(scripts/compare "$t/r-base" "$t/r-noisy")
+[ "$a" = "$b" ] && ok ci-deterministic || ko ci-deterministic "two runs differ"
+# the interval itself: constant sets leave no spread, the bounds are the
+# ratio exactly
+out=$(cd scripts && python3 -c '
+import importlib.machinery
+c = importlib.machinery.SourceFileLoader("compare", "compare").load_module()
+print(c.ratio_ci([5.0] * 4, [5.0] * 4), c.ratio_ci([10.0, 10.0, 10.0], [8.0, 8.0, 8.0]))')
+[ "$out" = "(1.0, 1.0) (0.8, 0.8)" ] && ok ci-exact || ko ci-exact "$out"
+# several runs a side (comma-joined), pooled: runs that each agree within
+# 1% but differ by 30% from one another (boots under TCG) are a false
+# alarm compared one run a side, within noise compared as sets of runs
+reps "$t/boot-a" 100 101 99 100 100
+reps "$t/boot-b" 70 71 69 70 70
+reps "$t/boot-c" 99 100 98 99 101
+reps "$t/boot-d" 71 70 72 70 69
+check ci-one-run-each 1 "REGRESSION (BW down 30.0% > 10%; 95% CI .*5+5 results of one run each" "$t/boot-a" "$t/boot-b"
+check ci-pooled 0 "ok (95% CI 0\.[0-9]*-1\.[0-9]*, 10+10 results of 2+2 runs)" "$t/boot-a,$t/boot-b" "$t/boot-d,$t/boot-c"
+check ci-pooled-noise 0 "ok (within noise: 95% CI 0\.[0-9]*-1\.[0-9]*, 10+10 results of 2+2 runs)" "$t/boot-a,$t/boot-d" "$t/boot-b,$t/boot-d"
+check ci-pooled-clear 1 "REGRESSION (BW down 30.0% > 10%; 95% CI .*, 10+10 results of 2+2 runs)" "$t/boot-a,$t/boot-c" "$t/boot-b,$t/boot-d"
+check ci-pooled-missing-set 2 "" "$t/boot-a,$t/nonexistent" "$t/boot-b"
+out=$(cd scripts && python3 -c '
+import importlib.machinery
+c = importlib.machinery.SourceFileLoader("compare", "compare").load_module()
+print(c.ratio_ci_runs([[5.0] * 3, [5.0] * 3], [[4.0] * 3, [4.0] * 3]))')
+[ "$out" = "(0.8, 0.8)" ] && ok ci-runs-exact || ko ci-runs-exact "$out"
