@@ -8,7 +8,8 @@
 #   make test-debug the VM suites on a KASAN/kmemleak/lockdep/DMA-API debug
 #                   build of Debian's 6.1 source (long; not in make test)
 #   make test-mesh  scripts/mesh over four VMs on one qemu hub network
-#                   (a slowed VM named, a powered-off one reported; 92 s in one run)
+#                   (a slowed VM named, a powered-off one reported; about 95 s;
+#                   also in make test)
 #   make test-arm64 cross-build for arm64 against Debian's arm64 6.1 kernel,
 #                   boot it under qemu-system-aarch64, run the integration
 #                   and peer suites there
