@@ -259,6 +259,22 @@ int kp_stats_lat(struct kp_cb *cb, u64 n, u32 div)
 	return ret;
 }
 
+/*
+ * A ping-pong (wlat, slat) of @iters round trips, the first @warm untimed,
+ * has ended: the client's result is half the round trip; the server,
+ * which times nothing, records what it answered.
+ */
+int kp_stats_pingpong(struct kp_cb *cb, u64 iters, u64 warm)
+{
+	if (cb->opts.role == KP_ROLE_CLIENT)
+		return kp_stats_lat(cb, iters - warm, 2);
+	kp_run_end(cb);
+	kp_rec_result(cb, "%s served #bytes=%u #iterations=%llu",
+		      kp_mode_name(cb->mode), cb->size,
+		      (unsigned long long)iters);
+	return 0;
+}
+
 int kp_stats_bw(struct kp_cb *cb, u64 n, u64 total_ns)
 {
 	struct kp_result res = { .is_bw = true };

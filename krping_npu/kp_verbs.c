@@ -851,6 +851,29 @@ int kp_imm_take(struct kp_cb *cb, u32 *imm)
 }
 
 /*
+ * A ping-pong's end: the completions of its last signaled sends.  The
+ * peer may have seen our last message and sent its FIN before the send's
+ * completion came back: that message is kept for the FIN exchange.
+ */
+int kp_sends_settle(struct kp_cb *cb)
+{
+	struct ib_wc wc;
+	int ret;
+
+	while (cb->sends_out) {
+		ret = kp_poll(cb, &wc, 1, KP_SPIN_ALWAYS);
+		if (ret < 0)
+			return ret;
+		if (ret && wc.wr_id == KP_WR_RECV) {
+			ret = kp_recv_keep(cb, &wc);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/*
  * Before a disconnect: wait (bounded) for the completions of our own
  * signaled sends, the last message among them, unless the peer left.
  */

@@ -118,27 +118,5 @@ int kp_wlat_run(struct kp_cb *cb)
 		}
 		kp_loop_yield(cb);
 	}
-	/*
-	 * The last writes' own completions.  The peer may have seen our last
-	 * write and sent its FIN before the write's completion came back:
-	 * keep that message for the FIN exchange.
-	 */
-	while (cb->sends_out) {
-		struct ib_wc wc;
-
-		ret = kp_poll(cb, &wc, 1, KP_SPIN_ALWAYS);
-		if (ret < 0)
-			return ret;
-		if (ret && wc.wr_id == KP_WR_RECV) {
-			ret = kp_recv_keep(cb, &wc);
-			if (ret)
-				return ret;
-		}
-	}
-	if (client)
-		return kp_stats_lat(cb, i - warm, 2);
-	kp_run_end(cb);
-	kp_rec_result(cb, "wlat served #bytes=%u #iterations=%llu", cb->size,
-		      (unsigned long long)i);
-	return 0;
+	return kp_sends_settle(cb) ?: kp_stats_pingpong(cb, i, warm);
 }

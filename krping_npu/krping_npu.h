@@ -347,6 +347,7 @@ int kp_recv_done(struct kp_cb *cb, const struct ib_wc *wc);
 int kp_recv_keep(struct kp_cb *cb, const struct ib_wc *wc);
 int kp_imm_take(struct kp_cb *cb, u32 *imm);
 void kp_settle(struct kp_cb *cb);
+int kp_sends_settle(struct kp_cb *cb);
 int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin);
 void kp_sge_local(struct kp_cb *cb, struct kp_buf *b, struct ib_sge *sge,
 		  u32 len);
@@ -398,6 +399,7 @@ bool kp_run_over(struct kp_cb *cb, u64 iters, u64 now);
 void kp_run_tick(struct kp_cb *cb, u64 iters, u64 now);
 void kp_lat_sample(struct kp_cb *cb, u64 i, u64 ns);
 int kp_stats_lat(struct kp_cb *cb, u64 n, u32 div);
+int kp_stats_pingpong(struct kp_cb *cb, u64 iters, u64 warm);
 int kp_stats_bw(struct kp_cb *cb, u64 n, u64 total_ns);
 
 #define kp_err(cb, fmt, ...) \
