@@ -469,23 +469,14 @@ int kp_rq_restore(struct kp_cb *cb)
 int kp_post_skips(struct kp_cb *cb, u32 n)
 {
 	struct ib_send_wr wr = { .wr_id = KP_WR_SKIP, .opcode = IB_WR_SEND };
-	struct ib_wc wc;
 	u32 i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		while (i && !(i % KP_SKIP_CHUNK) && cb->sends_out) {
-			ret = kp_poll(cb, &wc, 1, KP_SPIN_ALWAYS);
-			if (ret < 0)
+		if (i && !(i % KP_SKIP_CHUNK)) {
+			ret = kp_sends_settle(cb);
+			if (ret)
 				return ret;
-			if (wc.wr_id == KP_WR_RECV) {
-				ret = kp_recv_keep(cb, &wc);
-				if (ret)
-					return ret;
-			} else if (wc.wr_id == KP_WR_DATA_RECV) {
-				kp_err(cb, "a data message while sending skips");
-				return -EPROTO;
-			}
 		}
 		wr.send_flags = (i + 1) % KP_SKIP_CHUNK && i + 1 < n ?
 				0 : IB_SEND_SIGNALED;
@@ -851,9 +842,10 @@ int kp_imm_take(struct kp_cb *cb, u32 *imm)
 }
 
 /*
- * A ping-pong's end: the completions of its last signaled sends.  The
- * peer may have seen our last message and sent its FIN before the send's
- * completion came back: that message is kept for the FIN exchange.
+ * The completions of our signaled sends (a ping-pong's end, a chunk of
+ * skips).  The peer may have seen our last message and sent its FIN
+ * before the send's completion came back: that message is kept for the
+ * FIN exchange.  No data message may arrive meanwhile.
  */
 int kp_sends_settle(struct kp_cb *cb)
 {
@@ -868,6 +860,10 @@ int kp_sends_settle(struct kp_cb *cb)
 			ret = kp_recv_keep(cb, &wc);
 			if (ret)
 				return ret;
+		} else if (ret && wc.wr_id == KP_WR_DATA_RECV) {
+			kp_err(cb, "a data message of %u bytes while waiting for our sends",
+			       wc.byte_len);
+			return -EPROTO;
 		}
 	}
 	return 0;
