@@ -21,6 +21,7 @@
  * The hello layout is struct kp_hello of krping_npu/krping_npu.h.
  */
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -91,6 +92,12 @@ static int skips(struct rdma_cm_id *id, struct kp_hello *tx, struct ibv_mr *txmr
 		data = ibv_wc_status_str(wc.status);
 	}
 	printf("status=%u skip=%u data=%s\n", be32toh(rx->status), n, data);
+	/*
+	 * Linger before leaving: a disconnect may reach the server's CM
+	 * before its loop has looked at the data, and the test is about the
+	 * server's verdict on the data.
+	 */
+	usleep(500000);
 	rdma_disconnect(id);
 	return 0;
 }
