@@ -11,7 +11,9 @@
  * writes before it.  A client's warmup= writes go first, as a stream of
  * their own, untimed.  With bw,send (bw_send) the stream is of SENDs
  * into the server's posted receives (kp_send.c), the last one marked by
- * immediate data; skips go first.
+ * immediate data; skips go first.  With qps=N each connection has its
+ * own stream; kp_lanes.c steps them (kp_bw_step()) from one thread, or
+ * gives a thread a connection of its own (kp_bw_lane()).
  */
 #include <linux/ktime.h>
 
@@ -21,115 +23,190 @@
 #define KP_WR_IDX_SHIFT	8	/* wr_id: message index above the kind */
 
 /*
- * One stream: @warm untimed writes, or (@warm 0) the timed stream of count
- * writes or duration seconds, with BW peak tracked and a result at the end.
+ * A stream starts: @warm untimed messages, or (@warm 0) the timed stream
+ * of count messages or duration seconds, with BW peak tracked.
  */
-static int kp_bw_stream(struct kp_cb *cb, u64 warm)
+static void kp_bw_begin(struct kp_cb *cb, u64 warm)
 {
+	struct kp_stream *st = &cb->stream;
 	bool rd = cb->mode == KP_MODE_BW_READ;
 	bool snd = cb->mode == KP_MODE_BW_SEND;
-	enum ib_wr_opcode op = rd ? IB_WR_RDMA_READ :
-			       snd ? IB_WR_SEND : IB_WR_RDMA_WRITE;
-	u8 kind = rd ? KP_WR_READ : snd ? KP_WR_DATA_SEND : KP_WR_WRITE;
+
+	memset(st, 0, sizeof(*st));
+	st->op = rd ? IB_WR_RDMA_READ : snd ? IB_WR_SEND : IB_WR_RDMA_WRITE;
+	st->kind = rd ? KP_WR_READ : snd ? KP_WR_DATA_SEND : KP_WR_WRITE;
 	/*
 	 * READs: no more posted ahead than this side's initiator depth;
 	 * SENDs: the send queue keeps room for skips.
 	 */
-	u32 depth = max(min3(cb->opts.txdepth,
+	st->depth = max(min3(cb->opts.txdepth,
 			     cb->sq_depth - 4 - (snd ? KP_RQ_DEPTH : 0),
 			     rd ? (u32)cb->rd_atom : U32_MAX), 1u);
-	/* signal every quarter of the window, and the last write */
-	u32 sig = max(depth / 4, 1u);
-	unsigned int spin = kp_loop_spin(cb);
-	struct ib_wc wc[KP_BW_BATCH];
-	u64 posted = 0, done = 0, now;
-	bool timed = !warm, stop = false;
-	int n, i, ret;
-
-	if (timed) {
+	/* signal every quarter of the window, and the last message */
+	st->sig = max(st->depth / 4, 1u);
+	st->warm = warm;
+	cb->lane_done = false;
+	if (!warm) {
 		kp_bw_track_init(&cb->track, cb->samples,
 				 cb->count ? min(cb->opts.txdepth, cb->count) :
 				 cb->opts.txdepth);
 		kp_run_begin(cb);
 	}
-	now = ktime_get_ns();
-	while (!stop || done < posted) {
-		while (!stop && posted - done < depth) {
-			bool last = timed ? kp_run_over(cb, posted + 1, now) :
-				    posted + 1 == warm;
-			bool signal = (posted + 1) % sig == 0 || last;
-			/* the server stops at the stream's marked message */
-			bool mark = snd && timed && last;
+	st->now = ktime_get_ns();
+}
 
-			now = ktime_get_ns();
-			if (timed)
-				kp_bw_track_post(&cb->track, posted, now);
-			ret = kp_post_rdma(cb, mark ? IB_WR_SEND_WITH_IMM : op,
-					   &cb->rdma, cb->size,
-					   kind | posted << KP_WR_IDX_SHIFT,
-					   signal, mark ? KP_IMM_LAST : 0);
+/* Post what the window has room for, up to the stream's last message. */
+static int kp_bw_post(struct kp_cb *cb)
+{
+	struct kp_stream *st = &cb->stream;
+	bool timed = !st->warm;
+	int ret;
+
+	while (!st->stop && st->posted - st->done < st->depth) {
+		bool last = timed ? kp_run_over(cb, st->posted + 1, st->now) :
+			    st->posted + 1 == st->warm;
+		bool signal = (st->posted + 1) % st->sig == 0 || last;
+		/* the server stops at the stream's marked message */
+		bool mark = st->op == IB_WR_SEND && timed && last;
+
+		st->now = ktime_get_ns();
+		if (timed)
+			kp_bw_track_post(&cb->track, st->posted, st->now);
+		ret = kp_post_rdma(cb, mark ? IB_WR_SEND_WITH_IMM : st->op,
+				   &cb->rdma, cb->size,
+				   st->kind | st->posted << KP_WR_IDX_SHIFT,
+				   signal, mark ? KP_IMM_LAST : 0);
+		if (ret)
+			return ret;
+		st->posted++;
+		st->stop = last;
+	}
+	return 0;
+}
+
+/* @n completions of the stream reaped; its result once it is over. */
+static int kp_bw_reap(struct kp_cb *cb, struct ib_wc *wc, int n)
+{
+	struct kp_stream *st = &cb->stream;
+	bool timed = !st->warm;
+	int i, ret;
+
+	st->now = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		if ((u8)wc[i].wr_id == st->kind) {
+			/* this one and every unsignaled one before */
+			u64 last = wc[i].wr_id >> KP_WR_IDX_SHIFT;
+
+			for (; st->done <= last; st->done++)
+				if (timed)
+					kp_bw_track_done(&cb->track, st->done,
+							 st->now);
+			continue;
+		}
+		/* our hello's and skips' own completions */
+		if (wc[i].wr_id == KP_WR_SEND || wc[i].wr_id == KP_WR_SKIP)
+			continue;
+		/* a duplex peer finished first: keep its FIN */
+		if (wc[i].wr_id == KP_WR_RECV) {
+			ret = kp_recv_keep(cb, &wc[i]);
 			if (ret)
 				return ret;
-			posted++;
-			stop = last;
+			continue;
 		}
-		/*
-		 * The window is full: busy-poll the CQ as perftest does (or,
-		 * with events, sleep on it); with txdepth in flight the wire
-		 * stays busy meanwhile.
-		 */
+		kp_err(cb, "bw: unexpected completion %llu", wc[i].wr_id);
+		return -EPROTO;
+	}
+	if (timed)
+		kp_run_tick(cb, st->done, st->now);
+	if (!st->stop || st->done < st->posted)
+		return 0;
+	cb->lane_done = true;
+	if (!timed)
+		return 0;
+	st->end_ns = ktime_get_ns();
+	if (cb->lead->nlanes > 1 || cb->opts.ncpus) {
+		kp_stats_bw_lane(cb, st->done, st->end_ns - cb->run.start_ns);
+		return 0;
+	}
+	return kp_stats_bw(cb, st->done, st->end_ns - cb->run.start_ns);
+}
+
+/*
+ * One stream of this connection alone, from its thread: busy-poll the CQ
+ * whenever the window is full, as perftest does (or, with events, sleep
+ * on it); with txdepth in flight the wire stays busy meanwhile.
+ */
+static int kp_bw_stream(struct kp_cb *cb, u64 warm)
+{
+	unsigned int spin = kp_loop_spin(cb);
+	struct ib_wc wc[KP_BW_BATCH];
+	int n, ret;
+
+	kp_bw_begin(cb, warm);
+	while (!cb->lane_done) {
+		ret = kp_bw_post(cb);
+		if (ret)
+			return ret;
 		n = kp_poll(cb, wc, KP_BW_BATCH, spin);
 		if (n < 0)
 			return n;
-		now = ktime_get_ns();
-		for (i = 0; i < n; i++) {
-			if ((u8)wc[i].wr_id == kind) {
-				/* this one and every unsignaled one before */
-				u64 last = wc[i].wr_id >> KP_WR_IDX_SHIFT;
-
-				for (; done <= last; done++)
-					if (timed)
-						kp_bw_track_done(&cb->track,
-								 done, now);
-				continue;
-			}
-			/* our hello's and skips' own completions */
-			if (wc[i].wr_id == KP_WR_SEND ||
-			    wc[i].wr_id == KP_WR_SKIP)
-				continue;
-			/* a duplex peer finished first: keep its FIN */
-			if (wc[i].wr_id == KP_WR_RECV) {
-				ret = kp_recv_keep(cb, &wc[i]);
-				if (ret)
-					return ret;
-				continue;
-			}
-			kp_err(cb, "bw: unexpected completion %llu",
-			       wc[i].wr_id);
-			return -EPROTO;
-		}
-		if (timed)
-			kp_run_tick(cb, done, now);
+		ret = kp_bw_reap(cb, wc, n);
+		if (ret)
+			return ret;
 		kp_loop_yield(cb);
 	}
+	return 0;
+}
+
+/*
+ * One step of a stream driven with others from one thread (kp_lanes.c):
+ * post, reap what is there, never wait.  Returns the completions reaped.
+ */
+int kp_bw_step(struct kp_cb *cb)
+{
+	struct ib_wc wc[KP_BW_BATCH];
+	int n, ret;
+
+	ret = kp_bw_post(cb);
+	if (ret)
+		return ret;
+	n = kp_poll_now(cb, wc, KP_BW_BATCH);
+	if (n <= 0)
+		return n;
+	ret = kp_bw_reap(cb, wc, n);
+	return ret ?: n;
+}
+
+/* A stream to be stepped: @warm untimed messages, or 0: the timed one. */
+void kp_bw_start(struct kp_cb *cb, u64 warm)
+{
+	kp_bw_begin(cb, warm);
+}
+
+/* The skips a bw,send stream owes first (kp_send.c). */
+int kp_bw_skips(struct kp_cb *cb)
+{
+	int ret = kp_post_skips(cb, cb->skip_out);
+
+	if (!ret)
+		cb->skip_out = 0;
+	return ret;
+}
+
+/*
+ * A lane's streams from a thread that drives it alone: its skips, a
+ * client's warmup, then the timed stream.
+ */
+int kp_bw_lane(struct kp_cb *cb, bool timed)
+{
 	if (!timed)
-		return 0;
-	return kp_stats_bw(cb, done, ktime_get_ns() - cb->run.start_ns);
+		return cb->opts.role == KP_ROLE_CLIENT && cb->opts.warmup ?
+		       kp_bw_stream(cb, cb->opts.warmup) : 0;
+	return kp_bw_stream(cb, 0);
 }
 
 int kp_bw_run(struct kp_cb *cb)
 {
-	int ret;
-
 	/* bw,send: the server's control receives ahead of its data ones */
-	ret = kp_post_skips(cb, cb->skip_out);
-	if (ret)
-		return ret;
-	cb->skip_out = 0;
-	if (cb->opts.role == KP_ROLE_CLIENT && cb->opts.warmup) {
-		ret = kp_bw_stream(cb, cb->opts.warmup);
-		if (ret)
-			return ret;
-	}
-	return kp_bw_stream(cb, 0);
+	return kp_bw_skips(cb) ?: kp_bw_lane(cb, false) ?: kp_bw_lane(cb, true);
 }

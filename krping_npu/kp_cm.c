@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * kp_cm.c - rdma_cm connection management: resolve and connect (client),
- * bind, listen and accept one connection (server), and the test dispatch.
+ * bind, listen and accept (server) a test's connection, or with qps=N
+ * its N connections (lanes), and the test dispatch.
  */
 #include <linux/inet.h>
+#include <linux/random.h>
+#include <linux/slab.h>
 #include <rdma/ib_cm.h>
 #include <linux/in6.h>
 #include <linux/netdevice.h>
@@ -14,6 +17,54 @@
 #define KP_RESOLVE_MS	2000
 
 /*
+ * A connect request on the listener (@lead's): which lane of the test it
+ * is, from its private data (none: lane 0 of 1, as rping connects).
+ * One client per server; a lane is claimed once, by a request of that
+ * client's test (its cookie), lanes 1.. only once the lead has made room
+ * for them (kp_lanes_alloc()).  An error has the CM reject and destroy
+ * @id.  A wildcard address listens on every device, each with its own
+ * lock: claim atomically.  Destroying the listener waits for this.
+ */
+static struct kp_cb *kp_cm_claim(struct kp_cb *lead, struct rdma_cm_id *id,
+				 struct rdma_cm_event *ev)
+{
+	const struct kp_conn_data *d = ev->param.conn.private_data;
+	u32 lane = 0, qps = 1, cookie = 0, ready;
+	struct kp_cb *cb;
+
+	if (d && ev->param.conn.private_data_len >= sizeof(*d) &&
+	    be32_to_cpu(d->magic) == KP_HELLO_MAGIC) {
+		/* ours, but of another make: refused, not misread */
+		if (d->version != KP_CONN_VERSION)
+			return ERR_PTR(-EPROTO);
+		lane = d->lane;
+		qps = d->qps;
+		cookie = be32_to_cpu(d->cookie);
+	}
+	if (!qps || qps > KP_MAX_QPS || lane >= qps)
+		return ERR_PTR(-EINVAL);
+	if (!lane) {
+		if (cmpxchg(&lead->child_id, NULL, id))
+			return ERR_PTR(-EBUSY);
+		lead->peer_qps = qps;
+		lead->cookie = cookie;
+		cb = lead;
+	} else {
+		/* pairs with kp_lanes_alloc()'s release */
+		ready = smp_load_acquire(&lead->nlanes);
+		if (lane >= ready || qps != lead->peer_qps ||
+		    cookie != lead->cookie)
+			return ERR_PTR(-EBUSY);
+		cb = lead->lanes[lane];
+		if (cmpxchg(&cb->child_id, NULL, id))
+			return ERR_PTR(-EBUSY);
+		id->context = cb;
+	}
+	atomic_inc(&kp_live.cm_ids);
+	return cb;
+}
+
+/*
  * The CM's events for this test's ids: the client's, the listener and the
  * accepted child all carry cb as context.  What the waiter reads after the
  * state (child_id, the peer's depths, the error) is stored before the
@@ -22,9 +73,16 @@
 static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct kp_cb *cb = id->context;
-	enum kp_cm_state state = READ_ONCE(cb->cm_state);
+	enum kp_cm_state state;
 	int err = 0;
 
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		/* the lane the request is for: its events are its own */
+		cb = kp_cm_claim(cb, id, ev);
+		if (IS_ERR(cb))
+			return PTR_ERR(cb);
+	}
+	state = READ_ONCE(cb->cm_state);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		state = KP_CM_ADDR_RESOLVED;
@@ -33,15 +91,6 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		state = KP_CM_ROUTE_RESOLVED;
 		break;
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		/*
-		 * One client per server; a non-zero return has the CM reject
-		 * and destroy this id.  A wildcard address listens on every
-		 * device, each with its own lock: claim atomically.
-		 * Destroying the listener waits for these handlers.
-		 */
-		if (cmpxchg(&cb->child_id, NULL, id))
-			return -EBUSY;
-		atomic_inc(&kp_live.cm_ids);
 		cb->peer_initiator_depth = ev->param.conn.initiator_depth;
 		cb->peer_responder_resources = ev->param.conn.responder_resources;
 		state = KP_CM_CONNECT_REQUEST;
@@ -215,8 +264,112 @@ static void kp_cm_destroy(struct rdma_cm_id **id)
 	*id = NULL;
 }
 
-int kp_run_client(struct kp_cb *cb)
+/* A test's cb, or a lane of it (kp_lanes_alloc()). */
+void kp_cb_init(struct kp_cb *cb, const struct kp_opts *o,
+		struct kp_record *rec)
 {
+	cb->opts = *o;
+	cb->rec = rec;
+	cb->cnt = &rec->cnt;
+	cb->wait_ms = o->timeout_ms;
+	init_waitqueue_head(&cb->wq);
+	mutex_init(&cb->npu_lock);
+	cb->lead = cb;
+	cb->self = cb;
+	cb->lanes = &cb->self;
+	cb->nlanes = 1;
+}
+
+/*
+ * qps=N: the lead's N - 1 further connections, each a kp_cb sharing the
+ * test's options, record and NPU handles; published for the CM handler
+ * (kp_cm_claim()) with the lane count.  Each counts its own messages
+ * until kp_lanes_free() adds them to the record: their threads may run
+ * at once.
+ */
+static int kp_lanes_alloc(struct kp_cb *lead, u32 n)
+{
+	struct kp_cb **lanes;
+	u32 i;
+
+	lanes = kcalloc(n, sizeof(*lanes), GFP_KERNEL);
+	if (!lanes)
+		return -ENOMEM;
+	lanes[0] = lead;
+	for (i = 1; i < n; i++) {
+		struct kp_cb *l = kzalloc(sizeof(*l), GFP_KERNEL);
+
+		if (!l) {
+			while (--i)
+				kfree(lanes[i]);
+			kfree(lanes);
+			return -ENOMEM;
+		}
+		kp_cb_init(l, &lead->opts, lead->rec);
+		l->lead = lead;
+		l->lane = i;
+		l->cnt = &l->lane_cnt;
+		l->cookie = lead->cookie;
+		l->npu = lead->npu;
+		l->npu_rt = lead->npu_rt;
+		lanes[i] = l;
+	}
+	lead->lanes = lanes;
+	/* pairs with kp_cm_claim()'s acquire */
+	smp_store_release(&lead->nlanes, n);
+	return 0;
+}
+
+static void kp_counters_add(struct kp_counters *to,
+			    const struct kp_counters *c)
+{
+	WRITE_ONCE(to->send_msgs, to->send_msgs + c->send_msgs);
+	WRITE_ONCE(to->send_bytes, to->send_bytes + c->send_bytes);
+	WRITE_ONCE(to->recv_msgs, to->recv_msgs + c->recv_msgs);
+	WRITE_ONCE(to->recv_bytes, to->recv_bytes + c->recv_bytes);
+	WRITE_ONCE(to->read_msgs, to->read_msgs + c->read_msgs);
+	WRITE_ONCE(to->read_bytes, to->read_bytes + c->read_bytes);
+	WRITE_ONCE(to->write_msgs, to->write_msgs + c->write_msgs);
+	WRITE_ONCE(to->write_bytes, to->write_bytes + c->write_bytes);
+}
+
+/*
+ * The lanes are gone (ids, verbs): their counts go to the record, and NPU
+ * memory freed under any of them to the lead's verdict.
+ */
+static void kp_lanes_free(struct kp_cb *lead)
+{
+	u32 i;
+
+	if (lead->lanes == &lead->self)
+		return;
+	for (i = 1; i < lead->nlanes; i++) {
+		struct kp_cb *l = lead->lanes[i];
+
+		kp_counters_add(lead->cnt, &l->lane_cnt);
+		if (READ_ONCE(l->npu_freed)) {
+			mutex_lock(&lead->npu_lock);
+			if (!lead->npu_freed)
+				WRITE_ONCE(lead->npu_freed, &lead->rdma);
+			mutex_unlock(&lead->npu_lock);
+		}
+		kfree(l);
+	}
+	kfree(lead->lanes);
+	lead->lanes = &lead->self;
+	lead->nlanes = 1;
+}
+
+/* Resolve, set up the verbs and connect one lane of a client's test. */
+static int kp_client_connect(struct kp_cb *cb)
+{
+	struct kp_conn_data data = {
+		.magic = cpu_to_be32(KP_HELLO_MAGIC),
+		.version = KP_CONN_VERSION,
+		.lane = (u8)cb->lane,
+		.qps = (u8)cb->lead->nlanes,
+		.cookie = cpu_to_be32(cb->lead->cookie),
+	};
 	struct sockaddr_storage dst;
 	struct rdma_conn_param param;
 	int ret;
@@ -231,45 +384,96 @@ int kp_run_client(struct kp_cb *cb)
 				KP_RESOLVE_MS);
 	if (ret) {
 		kp_err(cb, "rdma_resolve_addr: %d", ret);
-		goto out;
+		return ret;
 	}
 	ret = kp_cm_wait(cb, KP_CM_ADDR_RESOLVED, "address resolution");
 	if (ret)
-		goto out;
+		return ret;
 	ret = rdma_resolve_route(cb->cm_id, KP_RESOLVE_MS);
 	if (ret) {
 		kp_err(cb, "rdma_resolve_route: %d", ret);
-		goto out;
+		return ret;
 	}
 	ret = kp_cm_wait(cb, KP_CM_ROUTE_RESOLVED, "route resolution");
 	if (ret)
-		goto out;
+		return ret;
 
 	ret = kp_setup_verbs(cb, cb->cm_id);
 	if (ret)
-		goto out;
+		return ret;
 	kp_conn_param(cb, &param);
+	param.private_data = &data;
+	param.private_data_len = sizeof(data);
 	ret = rdma_connect(cb->cm_id, &param);
 	if (ret) {
 		kp_err(cb, "rdma_connect: %d", ret);
-		goto out;
+		return ret;
 	}
-	ret = kp_cm_wait(cb, KP_CM_CONNECTED, "the server to accept");
-	if (ret)
-		goto out;
+	return kp_cm_wait(cb, KP_CM_CONNECTED, "the server to accept");
+}
 
-	ret = kp_run_test(cb);
-	kp_disconnect(cb, cb->cm_id);
-out:
-	kp_free_verbs(cb);
-	kp_cm_destroy(&cb->cm_id);
+/*
+ * The client: its connections (qps=N of them, one after the other: the
+ * server takes lane i once lane i - 1 is in), the test, then each torn
+ * down, the last first.
+ */
+int kp_run_client(struct kp_cb *cb)
+{
+	u32 i;
+	int ret;
+
+	ret = kp_lanes_cpus(cb);
+	if (!ret && cb->opts.qps > 1) {
+		cb->cookie = get_random_u32();
+		ret = kp_lanes_alloc(cb, cb->opts.qps);
+	}
+	for (i = 0; !ret && i < cb->nlanes; i++)
+		ret = kp_client_connect(cb->lanes[i]);
+	if (!ret)
+		ret = kp_run_test(cb);
+	for (i = cb->nlanes; i-- > 0;) {
+		struct kp_cb *l = cb->lanes[i];
+
+		if (l->cm_id)
+			kp_disconnect(l, l->cm_id);
+		kp_free_verbs(l);
+		kp_cm_destroy(&l->cm_id);
+	}
+	kp_lanes_free(cb);
 	return ret;
 }
 
+/* Set up the verbs of a claimed connection and accept it. */
+static int kp_server_accept(struct kp_cb *cb)
+{
+	struct rdma_conn_param param;
+	int ret;
+
+	ret = kp_setup_verbs(cb, cb->child_id);
+	if (ret)
+		return ret;
+	kp_conn_param(cb, &param);
+	param.responder_resources = min(cb->rd_atom, cb->peer_initiator_depth);
+	param.initiator_depth = min(cb->rd_atom, cb->peer_responder_resources);
+	/* rdma_accept() belongs under the CM handler's lock (lockdep checks) */
+	rdma_lock_handler(cb->child_id);
+	ret = rdma_accept(cb->child_id, &param);
+	rdma_unlock_handler(cb->child_id);
+	if (ret) {
+		kp_err(cb, "rdma_accept: %d", ret);
+		return ret;
+	}
+	return kp_cm_wait(cb, KP_CM_CONNECTED, "the connection");
+}
+
+/*
+ * The server: one client, whose first connect request says how many
+ * connections its test has (kp_cm_claim()); each is accepted in turn.
+ */
 int kp_run_server(struct kp_cb *cb)
 {
 	struct sockaddr_storage src;
-	struct rdma_conn_param param;
+	u32 i;
 	int ret;
 
 	ret = kp_cm_create(cb, &src);
@@ -280,50 +484,47 @@ int kp_run_server(struct kp_cb *cb)
 		kp_err(cb, "rdma_bind_addr: %d", ret);
 		goto out;
 	}
-	ret = rdma_listen(cb->cm_id, 1);
+	ret = rdma_listen(cb->cm_id, KP_MAX_QPS);
 	if (ret) {
 		kp_err(cb, "rdma_listen: %d", ret);
 		goto out;
 	}
 	ret = kp_cm_wait(cb, KP_CM_CONNECT_REQUEST, "a client");
+	if (!ret && cb->peer_qps > 1)
+		ret = kp_lanes_alloc(cb, cb->peer_qps);
+	/* a test of one connection needs the listener no more */
+	if (!ret && cb->nlanes == 1)
+		kp_cm_destroy(&cb->cm_id);
+	if (!ret)
+		ret = kp_server_accept(cb);
+	for (i = 1; !ret && i < cb->nlanes; i++) {
+		struct kp_cb *l = cb->lanes[i];
+
+		ret = kp_cm_wait(l, KP_CM_CONNECT_REQUEST,
+				 "the client's next connection") ?:
+		      kp_server_accept(l);
+	}
 out:
 	/*
-	 * One client per server: the listener goes first, whatever happened.
-	 * Its destruction waits for a connect request being handled, so from
-	 * here on child_id is final: the client claimed just as the wait
-	 * ended (timeout, signal) is ours to refuse and destroy.
+	 * The listener goes first, whatever happened.  Its destruction
+	 * waits for a connect request being handled, so from here on each
+	 * child_id is final: one claimed just as a wait ended (timeout,
+	 * signal) is ours to refuse and destroy.
 	 */
 	kp_cm_destroy(&cb->cm_id);
-	if (ret)
-		goto out_reject;
+	if (!ret)
+		ret = kp_run_test(cb);
+	for (i = cb->nlanes; i-- > 0;) {
+		struct kp_cb *l = cb->lanes[i];
 
-	ret = kp_setup_verbs(cb, cb->child_id);
-	if (ret)
-		goto out_reject;
-	kp_conn_param(cb, &param);
-	param.responder_resources = min(cb->rd_atom, cb->peer_initiator_depth);
-	param.initiator_depth = min(cb->rd_atom, cb->peer_responder_resources);
-	/* rdma_accept() belongs under the CM handler's lock (lockdep checks) */
-	rdma_lock_handler(cb->child_id);
-	ret = rdma_accept(cb->child_id, &param);
-	rdma_unlock_handler(cb->child_id);
-	if (ret) {
-		kp_err(cb, "rdma_accept: %d", ret);
-		goto out_reject;
+		if (READ_ONCE(l->established))
+			kp_disconnect(l, l->child_id);
+		else if (l->child_id)
+			rdma_reject(l->child_id, NULL, 0,
+				    IB_CM_REJ_CONSUMER_DEFINED);
+		kp_free_verbs(l);	/* the QP first: it belongs to the child */
+		kp_cm_destroy(&l->child_id);
 	}
-	ret = kp_cm_wait(cb, KP_CM_CONNECTED, "the connection");
-	if (ret)
-		goto out_child;
-
-	ret = kp_run_test(cb);
-	kp_disconnect(cb, cb->child_id);
-	goto out_child;
-
-out_reject:
-	if (cb->child_id && !READ_ONCE(cb->established))
-		rdma_reject(cb->child_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
-out_child:
-	kp_free_verbs(cb);		/* the QP first: it belongs to the child */
-	kp_cm_destroy(&cb->child_id);
+	kp_lanes_free(cb);
 	return ret;
 }

@@ -48,6 +48,7 @@ MODULE_PARM_DESC(rdma_stack, "the RDMA stack built against (read only)");
 
 static int kp_run(const struct kp_opts *o)
 {
+	struct kp_record *rec;
 	struct kp_cb *cb;
 	int ret;
 
@@ -55,16 +56,13 @@ static int kp_run(const struct kp_opts *o)
 	if (!cb)
 		return -ENOMEM;
 	atomic_inc(&kp_live.tests);
-	cb->opts = *o;
-	cb->wait_ms = o->timeout_ms;
-	init_waitqueue_head(&cb->wq);
-	mutex_init(&cb->npu_lock);
-	cb->rec = kp_rec_new(o);
-	if (!cb->rec) {
+	rec = kp_rec_new(o);
+	if (!rec) {
 		kfree(cb);
 		atomic_dec(&kp_live.tests);
 		return -ENOMEM;
 	}
+	kp_cb_init(cb, o, rec);
 
 	ret = o->mem == KP_MEM_NPU ? kp_npu_get(cb) : 0;
 	if (!ret)

@@ -146,6 +146,7 @@ int kp_npu_verdict(struct kp_cb *cb, int ret)
 static int kp_npu_va(struct kp_cb *cb, struct kp_buf *b, u32 size)
 {
 	u64 need = ALIGN((u64)size, KP_NPU_VA_ALIGN);
+	struct kp_cb *cur;
 	u64 left;
 
 	if (!cb->opts.npu_va) {
@@ -159,26 +160,30 @@ static int kp_npu_va(struct kp_cb *cb, struct kp_buf *b, u32 size)
 		b->npu_owned = true;
 		return 0;
 	}
-	left = cb->opts.npu_va + cb->opts.npu_len - cb->npu_next;
+	/* qps=N: every connection's pieces come from the lead's cursor */
+	cur = cb->lead;
+	left = cb->opts.npu_va + cb->opts.npu_len - cur->npu_next;
 	if (need > left) {
 		kp_err(cb, "npu_len=%llu: %llu bytes left at 0x%llx, the %s buffer needs %llu",
-		       cb->opts.npu_len, left, cb->npu_next,
+		       cb->opts.npu_len, left, cur->npu_next,
 		       kp_npu_buf_name(cb, b), need);
 		return -ENOSPC;
 	}
-	b->npu_va = cb->npu_next;
-	cb->npu_next += need;
-	cb->npu_bufs++;
+	b->npu_va = cur->npu_next;
+	cur->npu_next += need;
+	cur->npu_bufs++;
 	return 0;
 }
 
 /* Give @b's piece back: the cursor rewinds over the last piece carved. */
 static void kp_npu_uncarve(struct kp_cb *cb, struct kp_buf *b)
 {
-	if (b->npu_va + ALIGN((u64)b->size, KP_NPU_VA_ALIGN) == cb->npu_next)
-		cb->npu_next = b->npu_va;
-	if (!--cb->npu_bufs)
-		cb->npu_next = cb->opts.npu_va;	/* all pieces back */
+	struct kp_cb *cur = cb->lead;
+
+	if (b->npu_va + ALIGN((u64)b->size, KP_NPU_VA_ALIGN) == cur->npu_next)
+		cur->npu_next = b->npu_va;
+	if (!--cur->npu_bufs)
+		cur->npu_next = cb->opts.npu_va;	/* all pieces back */
 }
 
 /* Map the NPU pages behind @b for the CPU: memremap, as GDRCopy maps a BAR. */

@@ -148,7 +148,9 @@ static void kp_show_results(struct seq_file *m, const struct kp_record *r)
 		else
 			kp_lat_format(line, sizeof(line),
 				      kp_mode_name(res->mode), &res->lat);
-		seq_printf(m, "%u result: %s\n", r->id, line);
+		/* qps=N: a connection's own line is not a result of its own */
+		seq_printf(m, "%u %s: %s\n", r->id,
+			   res->is_bw && res->bw.qp ? "qp" : "result", line);
 	}
 	if (r->result[0])
 		seq_printf(m, "%u result: %s\n", r->id, r->result);

@@ -160,41 +160,76 @@ int kp_slat_run(struct kp_cb *cb)
 }
 
 /*
- * bw,send's server: take the client's stream, keeping the receive queue
- * full (reposting a batch as it is reaped), until the message marked
- * last; then queue control receives for the FIN exchange.  It times
- * nothing: the client's result is the figure.
+ * bw,send's server: take what the client's stream has delivered, keeping
+ * the receive queue full (reposting a batch as it is reaped), until the
+ * message marked last; then queue control receives for the FIN exchange.
+ * It times nothing: the client's result is the figure.  @wait: wait for a
+ * completion (a connection alone), else only reap what is there.
+ * Returns the completions reaped; lane_done once the stream is in.
  */
-int kp_send_sink(struct kp_cb *cb)
+static int kp_send_sink_step(struct kp_cb *cb, bool wait)
 {
 	struct ib_wc wc[KP_SEND_BATCH];
-	bool last = false;
-	u64 total = 0;
+	u32 got = 0;
 	int n, i, ret;
-	u32 got;
 
-	while (!last) {
-		n = kp_poll(cb, wc, ARRAY_SIZE(wc), KP_SPIN_ALWAYS);
-		if (n < 0)
-			return n;
-		got = 0;
-		for (i = 0; i < n; i++) {
-			ret = kp_send_take(cb, &wc[i], &got, &last);
-			if (ret)
-				return ret;
-		}
-		total += got;
-		if (got && !last) {
-			ret = kp_post_data_recv(cb, got);
-			if (ret)
-				return ret;
-		}
+	n = wait ? kp_poll(cb, wc, ARRAY_SIZE(wc), KP_SPIN_ALWAYS) :
+		   kp_poll_now(cb, wc, ARRAY_SIZE(wc));
+	if (n <= 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		ret = kp_send_take(cb, &wc[i], &got, &cb->stream.stop);
+		if (ret)
+			return ret;
 	}
-	ret = kp_rq_restore(cb);
+	cb->stream.done += got;
+	if (got && !cb->stream.stop) {
+		ret = kp_post_data_recv(cb, got);
+		if (ret)
+			return ret;
+	}
+	if (cb->stream.stop) {
+		ret = kp_rq_restore(cb);
+		if (ret)
+			return ret;
+		cb->lane_done = true;
+	}
+	return n;
+}
+
+static int kp_send_sink_now(struct kp_cb *cb)
+{
+	return kp_send_sink_step(cb, false);
+}
+
+/* bw,send's server of one connection or (qps=N) of all the lead's. */
+int kp_send_sink(struct kp_cb *lead)
+{
+	u64 total = 0;
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < lead->nlanes; i++) {
+		memset(&lead->lanes[i]->stream, 0, sizeof(lead->stream));
+		lead->lanes[i]->lane_done = false;
+	}
+	if (lead->nlanes > 1)
+		ret = kp_lanes_drive(lead, 0, 1, kp_send_sink_now);
+	while (!ret && !lead->lane_done) {
+		ret = kp_send_sink_step(lead, true);
+		ret = min(ret, 0);
+	}
 	if (ret)
 		return ret;
-	kp_rec_result(cb, "bw_send served #bytes=%u #messages=%llu", cb->size,
-		      (unsigned long long)total);
+	for (i = 0; i < lead->nlanes; i++)
+		total += lead->lanes[i]->stream.done;
+	if (lead->nlanes > 1)
+		kp_rec_result(lead, "bw_send served #bytes=%u #messages=%llu #qps=%u",
+			      lead->size, (unsigned long long)total,
+			      lead->nlanes);
+	else
+		kp_rec_result(lead, "bw_send served #bytes=%u #messages=%llu",
+			      lead->size, (unsigned long long)total);
 	return 0;
 }
 

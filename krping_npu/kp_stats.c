@@ -126,7 +126,8 @@ void kp_run_begin(struct kp_cb *cb)
 	r->last_ns = now;
 	if (cb->duration_s)
 		r->deadline_ns = now + (u64)cb->duration_s * NSEC_PER_SEC;
-	if (cb->opts.progress_s) {
+	/* qps=N: the first connection reports for the test */
+	if (cb->opts.progress_s && !cb->lane) {
 		r->interval_ns = (u64)cb->opts.progress_s * NSEC_PER_SEC;
 		r->next_report_ns = now + r->interval_ns;
 	}
@@ -145,13 +146,40 @@ void kp_run_end(struct kp_cb *cb)
 		div_u64(r->iters, KP_YIELD_EVERY), KP_YIELD_EVERY, r->late_waits, KP_LATE_US);
 }
 
+/* The CPU the loop runs on now counts for its softirq time. */
+void kp_loop_cpu(struct kp_cb *cb)
+{
+	if (cb->softirq_ns)
+		__cpumask_set_cpu(raw_smp_processor_id(), cb->cpus_run);
+}
+
+/*
+ * qps=N: the timed streams of lanes @first, @first + @step, ... of @lead,
+ * just begun one after the other, start now, together.
+ */
+void kp_run_rebase(struct kp_cb *lead, u32 first, u32 step)
+{
+	u64 now = ktime_get_ns();
+	u32 i;
+
+	for (i = first; i < lead->nlanes; i += step) {
+		struct kp_run *r = &lead->lanes[i]->run;
+
+		if (r->deadline_ns)
+			r->deadline_ns = now + (r->deadline_ns - r->start_ns);
+		if (r->next_report_ns)
+			r->next_report_ns = now + r->interval_ns;
+		r->start_ns = now;
+		r->last_ns = now;
+	}
+}
+
 /* Between two iterations of a measured loop: nothing is being timed. */
 void kp_loop_yield(struct kp_cb *cb)
 {
 	struct kp_run *r = &cb->run;
 
-	if (cb->softirq_ns)
-		__cpumask_set_cpu(raw_smp_processor_id(), cb->cpus_run);
+	kp_loop_cpu(cb);
 	if (!(++r->iters % KP_YIELD_EVERY))
 		cond_resched();
 }
@@ -275,17 +303,82 @@ int kp_stats_pingpong(struct kp_cb *cb, u64 iters, u64 warm)
 	return 0;
 }
 
-int kp_stats_bw(struct kp_cb *cb, u64 n, u64 total_ns)
+static void kp_stats_bw_fill(struct kp_cb *cb, u64 n, u64 total_ns,
+			     struct kp_bw_result *r)
 {
-	struct kp_result res = { .is_bw = true };
 	u64 best = cb->track.best;
 
 	kp_run_end(cb);
 	/* fewer messages than a window: the peak is the average */
 	if (best == ~0ull)
 		best = 0;
-	kp_bw_compute(cb->size, n, total_ns, cb->track.window, best, &res.bw);
-	kp_cpu_end(cb, &res.bw);
-	res.bw.gbits = cb->opts.gbits;
+	kp_bw_compute(cb->size, n, total_ns, cb->track.window, best, r);
+	kp_cpu_end(cb, r);
+	r->gbits = cb->opts.gbits;
+}
+
+int kp_stats_bw(struct kp_cb *cb, u64 n, u64 total_ns)
+{
+	struct kp_result res = { .is_bw = true };
+
+	kp_stats_bw_fill(cb, n, total_ns, &res.bw);
 	return kp_add(cb, &res);
+}
+
+/* A connection's stream of a qps=N test: its result waits for the others'. */
+void kp_stats_bw_lane(struct kp_cb *cb, u64 n, u64 total_ns)
+{
+	kp_stats_bw_fill(cb, n, total_ns, &cb->lane_res);
+	cb->lane_res.qp = cb->lane + 1;
+}
+
+/*
+ * The result of a stream over all the lead's connections, @nthreads
+ * threads driving them (lane i by thread i mod @nthreads): the aggregate
+ * from the first start to the last end, with the CPU time of every
+ * thread (each lane of a thread measured it over its own stream: the
+ * longest counts), then a line per connection.
+ */
+int kp_stats_bw_lanes(struct kp_cb *lead, u32 nthreads)
+{
+	struct kp_result res = { .is_bw = true };
+	u64 start = U64_MAX, end = 0, thread = 0, softirq = 0;
+	struct kp_bw_result *qp;
+	u32 i, t;
+	int ret;
+
+	if (lead->nlanes == 1) {
+		res.bw = lead->lane_res;
+		res.bw.qp = 0;
+		return kp_add(lead, &res);
+	}
+	qp = kcalloc(lead->nlanes, sizeof(*qp), GFP_KERNEL);
+	if (!qp)
+		return -ENOMEM;
+	for (i = 0; i < lead->nlanes; i++) {
+		struct kp_cb *l = lead->lanes[i];
+
+		qp[i] = l->lane_res;
+		start = min(start, l->run.start_ns);
+		end = max(end, l->stream.end_ns);
+	}
+	for (t = 0; t < nthreads; t++) {
+		u64 th = 0, si = 0;
+
+		for (i = t; i < lead->nlanes; i += nthreads) {
+			th = max(th, qp[i].cpu_thread_ns);
+			si = max(si, qp[i].cpu_softirq_ns);
+		}
+		thread += th;
+		softirq += si;
+	}
+	kp_bw_sum(qp, lead->nlanes, end - start, thread, softirq, &res.bw);
+	res.bw.gbits = lead->opts.gbits;
+	ret = kp_add(lead, &res);
+	for (i = 0; i < lead->nlanes && !ret; i++) {
+		res.bw = qp[i];
+		ret = kp_add(lead, &res);
+	}
+	kfree(qp);
+	return ret;
 }

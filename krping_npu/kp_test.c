@@ -126,7 +126,6 @@ static int kp_test_prepare(struct kp_cb *cb)
 	       kp_wait_for(cb, KP_WR_REG, 0);
 }
 
-/* One size of the client's sweep, from HELLO to the server's FIN. */
 /* The skips a peer's message asks for: at most @max. */
 static int kp_test_skips(struct kp_cb *cb, u32 max)
 {
@@ -156,8 +155,23 @@ static int kp_test_end(struct kp_cb *cb)
 	return 0;
 }
 
-/* One size of the client's sweep, from HELLO to the server's FIN. */
-static int kp_test_client_size(struct kp_cb *cb, bool more)
+/*
+ * How long to wait for the peer's FIN while the peer may still stream
+ * (the server of a one-sided test, either side of a duplex one, which
+ * sees no sign of progress meanwhile): the timeout plus the duration, or
+ * plus 1 ms per message and per 64 KiB moved, of every connection.
+ */
+static u32 kp_test_fin_ms(struct kp_cb *cb)
+{
+	u64 msgs = (u64)cb->count * cb->lead->nlanes;
+
+	return (u32)min_t(u64, cb->opts.timeout_ms +
+			  cb->duration_s * MSEC_PER_SEC + msgs +
+			  (msgs * cb->size >> 16), U32_MAX / 2);
+}
+
+/* A connection's part of a size, from HELLO to the HELLO_ACK. */
+static int kp_test_client_open(struct kp_cb *cb)
 {
 	const struct kp_hello *h = cb->recv_msg;
 	u32 skip = 0;
@@ -197,10 +211,14 @@ static int kp_test_client_size(struct kp_cb *cb, bool more)
 		}
 		cb->skip_in = skip;
 	}
+	return 0;
+}
 
-	ret = kp_test_loop(cb)(cb);
-	if (ret)
-		return ret;
+/* ... and from the stream's end to the server's FIN. */
+static int kp_test_client_close(struct kp_cb *cb, bool more)
+{
+	int ret;
+
 	if (cb->mode == KP_MODE_BW_SEND) {
 		/* the server's data receives left over take skips too */
 		ret = kp_check_hello(cb, KP_MSG_SKIP, false);
@@ -216,10 +234,54 @@ static int kp_test_client_size(struct kp_cb *cb, bool more)
 	ret = kp_send_hello(cb, KP_MSG_FIN, 0, more ? KP_HELLO_MORE : 0, 0);
 	if (ret)
 		return ret;
+	/* duplex: the server's streams may run on after ours */
+	if (cb->duplex)
+		cb->wait_ms = kp_test_fin_ms(cb);
 	ret = kp_check_hello(cb, KP_MSG_FIN, false);
+	cb->wait_ms = cb->opts.timeout_ms;
 	if (ret)
 		return ret;
 	return kp_test_end(cb);
+}
+
+/*
+ * The stream of a test of several connections, or of one on cpus=,
+ * runs in kp_lanes.c; any other test's loop in this thread.
+ */
+static int kp_test_run(struct kp_cb *lead, int (*loop)(struct kp_cb *))
+{
+	if ((lead->nlanes > 1 || lead->opts.ncpus) && loop == kp_bw_run)
+		return kp_lanes_bw(lead);
+	return loop(lead);
+}
+
+/* One size of the client's sweep, on each connection. */
+static int kp_test_client_size(struct kp_cb *lead, bool more)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < lead->nlanes; i++) {
+		struct kp_cb *l = lead->lanes[i];
+
+		l->mode = lead->mode;
+		l->count = lead->count;
+		l->duration_s = lead->duration_s;
+		l->size = lead->size;
+		l->duplex = lead->duplex;
+		ret = kp_test_client_open(l);
+		if (ret)
+			return ret;
+	}
+	ret = kp_test_run(lead, kp_test_loop(lead));
+	if (ret)
+		return ret;
+	for (i = 0; i < lead->nlanes; i++) {
+		ret = kp_test_client_close(lead->lanes[i], more);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 int kp_test_client(struct kp_cb *cb)
@@ -303,61 +365,108 @@ static int kp_test_recvs(struct kp_cb *cb)
 	return 0;
 }
 
-/* Serve one size: the hello has arrived; up to and with our FIN. */
-static int kp_test_server_size(struct kp_cb *cb)
+/*
+ * A connection's hello of a size (lane 0's has arrived), checked against
+ * lane 0's, and our HELLO_ACK.
+ */
+static int kp_test_server_open(struct kp_cb *cb)
 {
-	const struct kp_hello *h = cb->recv_msg;
-	int (*loop)(struct kp_cb *cb);
+	struct kp_cb *lead = cb->lead;
 	int ret, refuse;
 
+	if (cb != lead) {
+		ret = kp_wait_for(cb, KP_WR_RECV, 0);
+		if (ret)
+			return ret;
+	}
 	ret = kp_check_hello(cb, KP_MSG_HELLO, true);
 	if (ret)
 		return ret;
-	refuse = kp_test_check(cb) ?: kp_test_prepare(cb) ?:
-		 kp_test_recvs(cb);
+	refuse = kp_test_check(cb);
+	if (!refuse && cb != lead &&
+	    (cb->mode != lead->mode || cb->count != lead->count ||
+	     cb->duration_s != lead->duration_s || cb->size != lead->size ||
+	     cb->duplex != lead->duplex)) {
+		kp_err(cb, "connection %u asks for another test than connection 0",
+		       cb->lane);
+		refuse = -EPROTO;
+	}
+	refuse = refuse ?: kp_test_prepare(cb) ?: kp_test_recvs(cb);
 	if (refuse) {
 		kp_send_hello(cb, KP_MSG_HELLO_ACK, refuse, 0, 0);
 		return refuse;
 	}
-	ret = kp_send_hello(cb, KP_MSG_HELLO_ACK, 0, 0, cb->skip_in);
-	if (ret)
-		return ret;
+	return kp_send_hello(cb, KP_MSG_HELLO_ACK, 0, 0, cb->skip_in);
+}
 
-	loop = kp_test_loop(cb);
-	if (loop) {
-		ret = loop(cb);
+/* After the stream: bw_send's skips, the client's FIN and ours. */
+static int kp_test_server_close(struct kp_cb *cb)
+{
+	struct kp_cb *lead = cb->lead;
+	const struct kp_hello *h = cb->recv_msg;
+	int ret;
+
+	if (cb->mode == KP_MODE_BW_SEND) {
+		ret = kp_send_hello(cb, KP_MSG_SKIP, 0, 0, cb->rq_data) ?:
+		      kp_send_flush(cb);
 		if (ret)
 			return ret;
-		if (cb->mode == KP_MODE_BW_SEND) {
-			ret = kp_send_hello(cb, KP_MSG_SKIP, 0, 0,
-					    cb->rq_data) ?:
-			      kp_send_flush(cb);
-			if (ret)
-				return ret;
-		}
-	} else if (cb->duration_s) {
-		kp_rec_result(cb, "%s served #bytes=%u duration[s]=%u",
-			      kp_mode_name(cb->mode), cb->size, cb->duration_s);
-	} else {
-		kp_rec_result(cb, "%s served #bytes=%u #iterations=%u",
-			      kp_mode_name(cb->mode), cb->size, cb->count);
 	}
-	/*
-	 * A one-sided test gives this side no sign of progress: wait for the
-	 * FIN for the timeout plus the duration, or plus 1 ms per iteration
-	 * and per 64 KiB moved.
-	 */
-	cb->wait_ms = cb->opts.timeout_ms + cb->duration_s * MSEC_PER_SEC +
-		      cb->count + (u32)((u64)cb->count * cb->size >> 16);
+	cb->wait_ms = kp_test_fin_ms(cb);
 	ret = kp_check_hello(cb, KP_MSG_FIN, false);
 	cb->wait_ms = cb->opts.timeout_ms;
 	if (ret)
 		return ret;
-	cb->more = h->flags & KP_HELLO_MORE;
+	if (cb == lead) {
+		cb->more = h->flags & KP_HELLO_MORE;
+	} else if (!!(h->flags & KP_HELLO_MORE) != lead->more) {
+		kp_err(cb, "connection %u's FIN disagrees with connection 0's on another size",
+		       cb->lane);
+		return -EPROTO;
+	}
 	ret = kp_send_hello(cb, KP_MSG_FIN, 0, 0, 0);
 	if (ret)
 		return ret;
 	return kp_test_end(cb);
+}
+
+/* Serve one size on each connection: the lead's hello has arrived. */
+static int kp_test_server_size(struct kp_cb *lead)
+{
+	int (*loop)(struct kp_cb *cb);
+	u32 i;
+	int ret;
+
+	for (i = 0; i < lead->nlanes; i++) {
+		ret = kp_test_server_open(lead->lanes[i]);
+		if (ret)
+			return ret;
+	}
+	loop = kp_test_loop(lead);
+	if (loop) {
+		ret = kp_test_run(lead, loop);
+		if (ret)
+			return ret;
+	} else {
+		char qps[16] = "";
+
+		if (lead->nlanes > 1)
+			snprintf(qps, sizeof(qps), " #qps=%u", lead->nlanes);
+		if (lead->duration_s)
+			kp_rec_result(lead, "%s served #bytes=%u duration[s]=%u%s",
+				      kp_mode_name(lead->mode), lead->size,
+				      lead->duration_s, qps);
+		else
+			kp_rec_result(lead, "%s served #bytes=%u #iterations=%u%s",
+				      kp_mode_name(lead->mode), lead->size,
+				      lead->count, qps);
+	}
+	for (i = 0; i < lead->nlanes; i++) {
+		ret = kp_test_server_close(lead->lanes[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* The client's first hello arrived (cb->recv_msg); serve each size. */

@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 #include <linux/gfp.h>
 #include <linux/sched/signal.h>
+#include <linux/kthread.h>
 #include <linux/bottom_half.h>
 #include <linux/ktime.h>
 #include <linux/sizes.h>
@@ -483,7 +484,7 @@ int kp_post_skips(struct kp_cb *cb, u32 n)
 		ret = kp_post_send(cb, &wr);
 		if (ret)
 			return ret;
-		cb->rec->cnt.send_msgs++;
+		cb->cnt->send_msgs++;
 	}
 	return 0;
 }
@@ -598,7 +599,7 @@ int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
 		.rkey = cb->remote_rkey,
 	};
 
-	struct kp_counters *c = &cb->rec->cnt;
+	struct kp_counters *c = cb->cnt;
 	int ret;
 
 	kp_sge_local(cb, b, &sge, len);
@@ -661,7 +662,7 @@ int kp_cm_check(struct kp_cb *cb)
 
 static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)
 {
-	struct kp_counters *c = &cb->rec->cnt;
+	struct kp_counters *c = cb->cnt;
 
 	switch (wc->opcode) {
 	case IB_WC_SEND:
@@ -684,6 +685,39 @@ static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)
 }
 
 /*
+ * @n completions reaped into @wc: any error ends the test; the send
+ * queue's and the receive queue's bookkeeping and the counters follow.
+ */
+static int kp_poll_take(struct kp_cb *cb, struct ib_wc *wc, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != IB_WC_SUCCESS) {
+			if (wc[i].status == IB_WC_WR_FLUSH_ERR &&
+			    kp_cm_check(cb))
+				return kp_cm_check(cb);
+			cb->errors++;
+			kp_err(cb, "completion of wr %llu: %s (vendor 0x%x)",
+			       wc[i].wr_id, ib_wc_status_msg(wc[i].status),
+			       wc[i].vendor_err);
+			return -EIO;
+		}
+		/* every send-queue completion is of a signaled WR */
+		if (!(wc[i].opcode & IB_WC_RECV))
+			cb->sends_out--;
+		if (wc[i].wr_id == KP_WR_SEND)
+			cb->send_busy = false;
+		else if (wc[i].wr_id == KP_WR_RECV)
+			cb->rq_ctrl--;
+		else if (wc[i].wr_id == KP_WR_DATA_RECV)
+			cb->rq_data--;
+		kp_count(cb, &wc[i]);
+	}
+	return n;
+}
+
+/*
  * Reap up to @max completions into @wc, waiting for at least one for at
  * most cb->wait_ms.  The CQ is polled @spin times (KP_SPIN_ALWAYS: until
  * the deadline) before it is armed and the caller sleeps.  Returns the
@@ -696,9 +730,9 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 	unsigned int spins = 0;
 	bool late = false;
 	u64 late_at = 0;
-	int n, i;
+	int n;
 
-	if (signal_pending(current))
+	if (kp_stopping(cb))
 		return -EINTR;
 	/*
 	 * Outside the measured loops, which yield between iterations
@@ -722,7 +756,7 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 		if (spins < spin) {
 			if (++spins % 64)
 				continue;
-			if (signal_pending(current))
+			if (kp_stopping(cb))
 				return -EINTR;
 			if (time_after(jiffies, deadline))
 				goto timeout;
@@ -750,38 +784,50 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 		if (time_after_eq(jiffies, deadline))
 			goto timeout;
 		if (wait_event_interruptible_timeout(cb->wq,
-				READ_ONCE(cb->cq_event) || kp_cm_check(cb),
+				READ_ONCE(cb->cq_event) || kp_cm_check(cb) ||
+				READ_ONCE(cb->lead->lanes_abort),
 				deadline - jiffies) < 0)
+			return -EINTR;
+		if (kp_stopping(cb))
 			return -EINTR;
 	}
 
-	for (i = 0; i < n; i++) {
-		if (wc[i].status != IB_WC_SUCCESS) {
-			if (wc[i].status == IB_WC_WR_FLUSH_ERR &&
-			    kp_cm_check(cb))
-				return kp_cm_check(cb);
-			cb->errors++;
-			kp_err(cb, "completion of wr %llu: %s (vendor 0x%x)",
-			       wc[i].wr_id, ib_wc_status_msg(wc[i].status),
-			       wc[i].vendor_err);
-			return -EIO;
-		}
-		/* every send-queue completion is of a signaled WR */
-		if (!(wc[i].opcode & IB_WC_RECV))
-			cb->sends_out--;
-		if (wc[i].wr_id == KP_WR_SEND)
-			cb->send_busy = false;
-		else if (wc[i].wr_id == KP_WR_RECV)
-			cb->rq_ctrl--;
-		else if (wc[i].wr_id == KP_WR_DATA_RECV)
-			cb->rq_data--;
-		kp_count(cb, &wc[i]);
-	}
-	return n;
+	return kp_poll_take(cb, wc, n);
 
 timeout:
 	kp_err(cb, "no completion within %u ms", cb->wait_ms);
 	return -ETIMEDOUT;
+}
+
+/*
+ * Reap what @cb's CQ holds now, up to @max, without waiting: the loops
+ * that drive several connections from one thread (kp_lanes.c).  Returns
+ * the number reaped (0: none) or kp_poll()'s errors.
+ */
+int kp_poll_now(struct kp_cb *cb, struct ib_wc *wc, int max)
+{
+	int n;
+
+	local_bh_disable();
+	n = ib_poll_cq(cb->cq, max, wc);
+	local_bh_enable();
+	if (n < 0) {
+		kp_err(cb, "ib_poll_cq: %d", n);
+		return n;
+	}
+	if (!n)
+		return kp_cm_check(cb);
+	return kp_poll_take(cb, wc, n);
+}
+
+/*
+ * The writer was signalled, the kernel thread running a loop is told to
+ * stop, or (qps=N) another of the test's threads failed.
+ */
+bool kp_stopping(struct kp_cb *cb)
+{
+	return signal_pending(current) || READ_ONCE(cb->lead->lanes_abort) ||
+	       ((current->flags & PF_KTHREAD) && kthread_should_stop());
 }
 
 /*

@@ -89,6 +89,23 @@ struct kp_hello {
 
 #define KP_CTRL_SIZE		sizeof(struct kp_hello)
 
+/*
+ * The private data of a test's connect requests: qps=N opens N
+ * connections, each naming its lane and the test's cookie, so the server
+ * takes them as one test.  A request without it (rping, an older client)
+ * is lane 0 of 1.
+ */
+struct kp_conn_data {
+	__be32 magic;		/* KP_HELLO_MAGIC */
+	u8 version;		/* KP_CONN_VERSION */
+	u8 lane;
+	u8 qps;
+	u8 rsvd;
+	__be32 cookie;
+} __packed;
+
+#define KP_CONN_VERSION		1
+
 /* What a work request was for, in its wr_id. */
 enum kp_wr {
 	KP_WR_SEND = 1,
@@ -164,6 +181,19 @@ struct kp_run {
 	u64 thread_ns;		/* bw: the thread's system time at the start */
 };
 
+/* A bw stream of one connection: kp_bw.c's state between its steps. */
+struct kp_stream {
+	enum ib_wr_opcode op;
+	u8 kind;		/* enum kp_wr of its messages */
+	u32 depth;		/* messages in flight at most */
+	u32 sig;		/* signal one in this many */
+	u64 warm;		/* untimed messages; 0: the timed stream */
+	u64 posted, done;
+	u64 now;		/* of the last post or reap */
+	u64 end_ns;		/* the timed stream's last completion */
+	bool stop;		/* the last message is posted */
+};
+
 /*
  * A data buffer and its fast-reg MR: physically contiguous host memory
  * (vaddr), or NPU memory registered through npu_peer_mem's callbacks
@@ -199,7 +229,26 @@ struct kp_buf {
 struct kp_cb {
 	struct kp_opts opts;
 	struct kp_record *rec;
+	struct kp_counters *cnt;	/* the record's; a lane's own (kp_cm.c) */
 	wait_queue_head_t wq;
+
+	/*
+	 * qps=N: the test's N connections (lanes), each a kp_cb of its own;
+	 * lane 0 is the test's cb, the lead, and holds the others.
+	 */
+	struct kp_cb *lead;
+	u32 lane;
+	u32 nlanes;		/* lead: lanes alive, 1 without qps */
+	struct kp_cb **lanes;	/* lead: [0] is itself */
+	struct kp_cb *self;	/* lanes of a test of one */
+	u32 peer_qps;		/* server lead: the client's N */
+	u32 cookie;		/* the client's, on all its connections */
+	struct kp_counters lane_cnt;	/* a lane's counts until it goes */
+	struct kp_stream stream;
+	bool lane_done;		/* its part of a multi-lane loop ended */
+	bool lanes_abort;	/* lead: a thread failed, or the writer stops them */
+	atomic_t lanes_ready;	/* lead: threads at the start line (cpus=) */
+	struct kp_bw_result lane_res;	/* its result of a multi-lane stream */
 
 	/* rdma_cm, written by kp_cma_handler */
 	enum kp_cm_state cm_state;
@@ -325,6 +374,8 @@ void kp_rec_set_dev(struct kp_cb *cb, struct ib_device *dev);
 /* kp_cm.c */
 int kp_run_client(struct kp_cb *cb);
 int kp_run_server(struct kp_cb *cb);
+void kp_cb_init(struct kp_cb *cb, const struct kp_opts *o,
+		struct kp_record *rec);
 
 /* kp_verbs.c */
 int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id);
@@ -343,6 +394,8 @@ int kp_post_inv(struct kp_cb *cb, struct kp_buf *b, bool signal);
 int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm);
 int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin);
+int kp_poll_now(struct kp_cb *cb, struct ib_wc *wc, int max);
+bool kp_stopping(struct kp_cb *cb);
 int kp_recv_done(struct kp_cb *cb, const struct ib_wc *wc);
 int kp_recv_keep(struct kp_cb *cb, const struct ib_wc *wc);
 int kp_imm_take(struct kp_cb *cb, u32 *imm);
@@ -386,7 +439,17 @@ int kp_slat_run(struct kp_cb *cb);
 int kp_send_sink(struct kp_cb *cb);
 int kp_send_flush(struct kp_cb *cb);
 int kp_bw_run(struct kp_cb *cb);
+int kp_bw_lane(struct kp_cb *cb, bool timed);
+int kp_bw_skips(struct kp_cb *cb);
+void kp_bw_start(struct kp_cb *cb, u64 warm);
+int kp_bw_step(struct kp_cb *cb);
 int kp_fr_run(struct kp_cb *cb);
+
+/* kp_lanes.c: the loops of a test of several connections */
+int kp_lanes_cpus(struct kp_cb *lead);
+int kp_lanes_bw(struct kp_cb *lead);
+int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
+		   int (*fn)(struct kp_cb *cb));
 
 /* kp_stats.c */
 int kp_stats_alloc(struct kp_cb *cb);
@@ -394,6 +457,8 @@ void kp_stats_free(struct kp_cb *cb);
 void kp_run_begin(struct kp_cb *cb);
 void kp_run_end(struct kp_cb *cb);
 void kp_loop_yield(struct kp_cb *cb);
+void kp_loop_cpu(struct kp_cb *cb);
+void kp_run_rebase(struct kp_cb *lead, u32 first, u32 step);
 unsigned int kp_loop_spin(struct kp_cb *cb);
 bool kp_run_over(struct kp_cb *cb, u64 iters, u64 now);
 void kp_run_tick(struct kp_cb *cb, u64 iters, u64 now);
@@ -401,6 +466,8 @@ void kp_lat_sample(struct kp_cb *cb, u64 i, u64 ns);
 int kp_stats_lat(struct kp_cb *cb, u64 n, u32 div);
 int kp_stats_pingpong(struct kp_cb *cb, u64 iters, u64 warm);
 int kp_stats_bw(struct kp_cb *cb, u64 n, u64 total_ns);
+void kp_stats_bw_lane(struct kp_cb *cb, u64 n, u64 total_ns);
+int kp_stats_bw_lanes(struct kp_cb *lead, u32 nthreads);
 
 #define kp_err(cb, fmt, ...) \
 	pr_err(KP_NAME " %u: " fmt "\n", (cb)->rec->id, ##__VA_ARGS__)

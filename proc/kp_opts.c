@@ -19,6 +19,7 @@ enum kp_opt_type {
 	KP_T_MEM,	/* host or npu */
 	KP_T_SIZES,	/* N:N:... and A-B (A, 2A, 4A, ... up to B) */
 	KP_T_U64,	/* non-zero number, decimal or 0x hex: an address, a length */
+	KP_T_CPUS,	/* N:N:... and A-B (every CPU from A to B) */
 };
 
 struct kp_opt_desc {
@@ -104,6 +105,10 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"SEND/RECV ping-pong latency, as ib_send_lat" },
 	[KP_OPT_SEND] = { "send", KP_T_FLAG, KP_F(bw_send), 0, 0,
 		"with bw: a stream of SENDs into the server's receives (test bw_send), as ib_send_bw" },
+	[KP_OPT_QPS] = { "qps", KP_T_U32, KP_F(qps), 1, KP_MAX_QPS,
+		"client bw: N connections (QPs) stream at once, as perftest -q N" },
+	[KP_OPT_CPUS] = { "cpus", KP_T_CPUS, KP_F(cpus), 0, KP_MAX_CPU,
+		"client bw: QPs on threads pinned to these CPUs, QP i on the (i mod n)th" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -240,6 +245,59 @@ static int kp_parse_sizes(const char *s, size_t len, struct kp_opts *o,
 			break;	/* a trailing ':' */
 	}
 	kp_err(err, errlen, "option 'sizes': empty item");
+	return -EINVAL;
+}
+
+/* "0:2" or "0-3", or both joined by ':'; each CPU once, in the order given. */
+static int kp_parse_cpus(const char *s, size_t len, struct kp_opts *o,
+			 char *err, size_t errlen)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *item = s + i, *end = memchr(item, ':', len - i);
+		size_t ilen = end ? (size_t)(end - item) : len - i;
+		const char *dash = memchr(item, '-', ilen);
+		u64 lo, hi, k;
+		u32 j;
+		int ret;
+
+		ret = kp_parse_u64(item, dash ? (size_t)(dash - item) : ilen, &lo);
+		if (!ret)
+			hi = lo;
+		if (!ret && dash)
+			ret = kp_parse_u64(dash + 1, ilen - (size_t)(dash - item) - 1,
+					   &hi);
+		if (ret == -EINVAL || (!ret && lo > hi)) {
+			kp_err(err, errlen, "option 'cpus': bad item '%.*s'",
+			       (int)(ilen > 32 ? 32 : ilen), item);
+			return -EINVAL;
+		}
+		if (ret || hi > KP_MAX_CPU) {
+			kp_err(err, errlen, "option 'cpus': out of range [0, %u]",
+			       KP_MAX_CPU);
+			return -ERANGE;
+		}
+		for (k = lo; k <= hi; k++) {
+			for (j = 0; j < o->ncpus; j++) {
+				if (o->cpus[j] == k) {
+					kp_err(err, errlen, "option 'cpus': CPU %u given twice",
+					       (u32)k);
+					return -EINVAL;
+				}
+			}
+			if (o->ncpus == KP_MAX_QPS) {
+				kp_err(err, errlen, "option 'cpus': more than %u CPUs",
+				       KP_MAX_QPS);
+				return -E2BIG;
+			}
+			o->cpus[o->ncpus++] = (u16)k;
+		}
+		if (!end)
+			return 0;
+		i += ilen + 1;
+	}
+	kp_err(err, errlen, "option 'cpus': empty item");
 	return -EINVAL;
 }
 
@@ -382,6 +440,7 @@ static void kp_opts_defaults(struct kp_opts *o)
 	o->size = 64;
 	o->txdepth = 64;
 	o->timeout_ms = 10000;
+	o->qps = 1;
 }
 
 static int kp_opt_lookup(const char *key, size_t klen)
@@ -409,7 +468,8 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 	}
 	if ((d->type == KP_T_U32 || d->type == KP_T_ADDR4 ||
 	     d->type == KP_T_ADDR6 || d->type == KP_T_MEM ||
-	     d->type == KP_T_SIZES || d->type == KP_T_U64) != has_val) {
+	     d->type == KP_T_SIZES || d->type == KP_T_U64 ||
+	     d->type == KP_T_CPUS) != has_val) {
 		kp_err(err, errlen, has_val ? "option '%s' takes no value" :
 		       "option '%s' needs a value", d->name);
 		return -EINVAL;
@@ -475,6 +535,11 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 		if (ret)
 			return ret;
 		break;
+	case KP_T_CPUS:
+		ret = kp_parse_cpus(val, vlen, o, err, errlen);
+		if (ret)
+			return ret;
+		break;
 	case KP_T_ADDR4:
 	case KP_T_ADDR6:
 		if (o->addr.family) {
@@ -534,6 +599,29 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 			  o->mode == KP_MODE_PING)) {
 		kp_err(err, errlen, "'events' is for a client of rlat, wlat, slat, bw or fr (ping: 'poll' chooses)");
 		return -EINVAL;
+	}
+	if (kp_opt_given(o, KP_OPT_QPS) || kp_opt_given(o, KP_OPT_CPUS)) {
+		const char *name = kp_opt_given(o, KP_OPT_QPS) ? "qps" : "cpus";
+
+		if (o->role != KP_ROLE_CLIENT) {
+			kp_err(err, errlen, "'%s' is a client option; the server follows the client",
+			       name);
+			return -EINVAL;
+		}
+		if (o->mode != KP_MODE_BW) {
+			kp_err(err, errlen, "'%s' needs 'bw', not '%s'", name,
+			       kp_mode_name(o->mode));
+			return -EINVAL;
+		}
+		if (o->ncpus > o->qps) {
+			kp_err(err, errlen, "'cpus' names %u CPUs for %u QP(s): a thread would have none",
+			       o->ncpus, o->qps);
+			return -EINVAL;
+		}
+		if (o->events && o->qps > o->ncpus && o->qps > 1) {
+			kp_err(err, errlen, "'events' sleeps on one QP a thread: give 'cpus' as many CPUs as 'qps'");
+			return -EINVAL;
+		}
 	}
 	if (kp_opt_given(o, KP_OPT_SIZES) && kp_opt_given(o, KP_OPT_SIZE)) {
 		kp_err(err, errlen, "'sizes' conflicts with 'size'");
@@ -744,6 +832,8 @@ int kp_opts_help(char *buf, size_t len)
 			snprintf(val, sizeof(val), "=N[-M][:...]");
 		else if (d->type == KP_T_U64)
 			snprintf(val, sizeof(val), "=N|0xN");
+		else if (d->type == KP_T_CPUS)
+			snprintf(val, sizeof(val), "=N[-M][:...]");
 		n += snprintf(buf + n, len - n, "%s%s\t%s\n", d->name, val, d->help);
 	}
 	return n;

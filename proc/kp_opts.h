@@ -16,6 +16,8 @@
 #define KP_MAX_SIZES		32	/* entries of a sizes= sweep */
 #define KP_MAX_DURATION		86400u	/* seconds */
 #define KP_MAX_PROGRESS		3600u	/* seconds */
+#define KP_MAX_QPS		64u	/* qps=: connections of one test */
+#define KP_MAX_CPU		8191u	/* the largest CPU number cpus= takes */
 /* "rdma-ping-%d: " with the widest %d and the trailing NUL */
 #define KP_PING_MIN_SIZE	26u
 
@@ -100,6 +102,9 @@ struct kp_opts {
 	bool bw_send;			/* bw: SENDs, not WRITEs (mode bw_send) */
 	bool gbits;			/* bw: Gb/s beside MiB/s */
 	bool events;			/* sleep on completion events, not busy-poll */
+	u32 qps;			/* connections (QPs) of the test */
+	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
+	u32 ncpus;			/* 0: all in the writer's thread */
 	u64 given;			/* bit i: option i of the table was set */
 };
 
@@ -139,6 +144,8 @@ enum kp_opt_id {
 	KP_OPT_READ,
 	KP_OPT_SLAT,
 	KP_OPT_SEND,
+	KP_OPT_QPS,
+	KP_OPT_CPUS,
 	KP_OPT_NR,
 };
 

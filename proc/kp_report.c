@@ -315,6 +315,8 @@ void kp_bw_compute(u32 bytes, u64 iters, u64 total_ns, u32 window,
 	r->cpu_thread_ns = 0;
 	r->cpu_softirq_ns = 0;
 	r->cpu_ns_per_gib = 0;
+	r->qps = 0;
+	r->qp = 0;
 	r->bw_avg_x100 = kp_mib_x100((u64)bytes * iters, total_ns);
 	r->bw_peak_x100 = kp_mib_x100((u64)bytes * window, best_ns);
 	r->gbps_avg_x100 = kp_gbps_x100((u64)bytes * iters, total_ns);
@@ -335,6 +337,26 @@ void kp_bw_cpu(struct kp_bw_result *r, u64 thread_ns, u64 softirq_ns)
 	r->cpu_softirq_ns = softirq_ns;
 	r->cpu_ns_per_gib = moved ? kp_mul_div(thread_ns + softirq_ns,
 					       1ull << 30, moved) : 0;
+}
+
+void kp_bw_sum(const struct kp_bw_result *qp, u32 n, u64 total_ns,
+	       u64 thread_ns, u64 softirq_ns, struct kp_bw_result *r)
+{
+	u64 iters = 0, peak = 0, gpeak = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		iters += qp[i].iters;
+		peak += qp[i].bw_peak_x100;
+		gpeak += qp[i].gbps_peak_x100;
+	}
+	kp_bw_compute(n ? qp[0].bytes : 0, iters, total_ns, 1, 0, r);
+	r->bw_peak_x100 = peak > r->bw_avg_x100 ? peak : r->bw_avg_x100;
+	r->gbps_peak_x100 = gpeak > r->gbps_avg_x100 ? gpeak :
+			    r->gbps_avg_x100;
+	kp_bw_cpu(r, thread_ns, softirq_ns);
+	r->qps = n;
+	r->qp = 0;
 }
 
 /* ns as usec with two decimals, rounded: "%llu.%02u" of these two */
@@ -411,23 +433,27 @@ static const struct {
 	u32 unit;
 	u8 digits;
 	bool gbits;
+	bool cpu;	/* not on a connection's own line (qps=N) */
 } kp_bw_fields[] = {
 	{ "BW_peak[MiB/sec]", "BW_peak",
-	  offsetof(struct kp_bw_result, bw_peak_x100), 100, 2, false },
+	  offsetof(struct kp_bw_result, bw_peak_x100), 100, 2, false, false },
 	{ "BW_average[MiB/sec]", "BW_average",
-	  offsetof(struct kp_bw_result, bw_avg_x100), 100, 2, false },
+	  offsetof(struct kp_bw_result, bw_avg_x100), 100, 2, false, false },
 	{ "MsgRate[Mpps]", "MsgRate",
-	  offsetof(struct kp_bw_result, msgrate_x1e6), 1000000, 6, false },
+	  offsetof(struct kp_bw_result, msgrate_x1e6), 1000000, 6, false, false },
 	{ "CPU[s/GiB]", "cpu_s_per_GiB",
-	  offsetof(struct kp_bw_result, cpu_ns_per_gib), 1000000000, 4, false },
+	  offsetof(struct kp_bw_result, cpu_ns_per_gib), 1000000000, 4, false,
+	  true },
 	{ NULL, "cpu_thread_s",
-	  offsetof(struct kp_bw_result, cpu_thread_ns), 1000000000, 6, false },
+	  offsetof(struct kp_bw_result, cpu_thread_ns), 1000000000, 6, false,
+	  true },
 	{ NULL, "cpu_softirq_s",
-	  offsetof(struct kp_bw_result, cpu_softirq_ns), 1000000000, 6, false },
+	  offsetof(struct kp_bw_result, cpu_softirq_ns), 1000000000, 6, false,
+	  true },
 	{ "BW_peak[Gb/sec]", "BW_peak_gbits",
-	  offsetof(struct kp_bw_result, gbps_peak_x100), 100, 2, true },
+	  offsetof(struct kp_bw_result, gbps_peak_x100), 100, 2, true, false },
 	{ "BW_average[Gb/sec]", "BW_average_gbits",
-	  offsetof(struct kp_bw_result, gbps_avg_x100), 100, 2, true },
+	  offsetof(struct kp_bw_result, gbps_avg_x100), 100, 2, true, false },
 };
 
 /* Field @i of @r, if shown: " name=V.DD" in the text, ", \"name\": V.DD" in JSON. */
@@ -438,7 +464,8 @@ static void kp_bw_put(struct kp_out *o, const struct kp_bw_result *r,
 	u32 unit = kp_bw_fields[i].unit, frac = unit;
 	unsigned int d;
 
-	if (kp_bw_fields[i].gbits && !r->gbits)
+	if ((kp_bw_fields[i].gbits && !r->gbits) ||
+	    (kp_bw_fields[i].cpu && r->qp))
 		return;
 	for (d = 0; d < kp_bw_fields[i].digits; d++)
 		frac /= 10;
@@ -460,6 +487,10 @@ int kp_bw_format(char *buf, size_t len, const char *mode,
 
 	kp_put(&o, "%s #bytes=%u #iterations=%llu", mode, r->bytes,
 	       (unsigned long long)r->iters);
+	if (r->qp)
+		kp_put(&o, " qp=%u", r->qp - 1);
+	else if (r->qps > 1)
+		kp_put(&o, " #qps=%u", r->qps);
 	for (i = 0; i < ARRAY_SIZE(kp_bw_fields); i++)
 		kp_bw_put(&o, r, i, false);
 	return (int)o.n;
@@ -572,6 +603,10 @@ int kp_bw_json(char *buf, size_t len, const struct kp_json_ctx *c,
 	unsigned int i;
 
 	kp_json_head(&o, c, r->bytes, r->iters);
+	if (r->qp)
+		kp_put(&o, ", \"qp\": %u", r->qp - 1);
+	else if (r->qps > 1)
+		kp_put(&o, ", \"qps\": %u", r->qps);
 	for (i = 0; i < ARRAY_SIZE(kp_bw_fields); i++)
 		kp_bw_put(&o, r, i, true);
 	kp_put(&o, "}");

@@ -117,6 +117,13 @@ struct kp_bw_result {
 	 */
 	u64 cpu_thread_ns, cpu_softirq_ns;
 	u64 cpu_ns_per_gib;
+	/*
+	 * qps=N: @qps > 1 on the aggregate of that many connections (its
+	 * BW_peak the sum of theirs); @qp, from 1, on connection @qp - 1's
+	 * own line, which shows no CPU figures: its thread may drive others.
+	 */
+	u32 qps;
+	u32 qp;
 };
 
 struct kp_counters {
@@ -172,6 +179,15 @@ void kp_bw_compute(u32 bytes, u64 iters, u64 total_ns, u32 window,
  * nanoseconds per GiB (2^30 bytes) moved.
  */
 void kp_bw_cpu(struct kp_bw_result *r, u64 thread_ns, u64 softirq_ns);
+
+/*
+ * The aggregate of @n connections' results @qp (same message size) into
+ * @r: their messages in @total_ns, from the first one's start to the last
+ * one's end; BW_peak is the sum of theirs.  @thread_ns and @softirq_ns
+ * are the CPU time of every thread that drove them.
+ */
+void kp_bw_sum(const struct kp_bw_result *qp, u32 n, u64 total_ns,
+	       u64 thread_ns, u64 softirq_ns, struct kp_bw_result *r);
 
 /* The one-line results; each returns what snprintf returns. */
 int kp_lat_format(char *buf, size_t len, const char *mode,

@@ -285,7 +285,7 @@ static void test_junk(void)
 
 static void test_help(void)
 {
-	char buf[4096];
+	char buf[8192];
 	int n = kp_opts_help(buf, sizeof(buf));
 	static const char * const names[] = {
 		"server", "client", "addr=", "addr6=", "port=", "tos=", "count=",
@@ -294,7 +294,8 @@ static void test_help(void)
 		"bw", "duplex", "timeout=", "mem=host|npu", "npu_dev=",
 		"npu_va=N|0xN", "npu_len=N|0xN",
 		"sizes=N[-M][:...]", "duration=", "progress=", "warmup=",
-		"gbits", "events", "read", "slat", "send",
+		"gbits", "events", "read", "slat", "send", "qps=1..64",
+		"cpus=N[-M][:...]",
 	};
 	unsigned int i;
 
@@ -461,8 +462,58 @@ static void test_perftest_opts(void)
 		   "client option");
 }
 
+/* qps=N and cpus=LIST: several connections, pinned threads */
+static void test_qps(void)
+{
+	expect_ok(BASE ",bw");
+	KT_CHECK(o.qps == 1 && !o.ncpus, "defaults: qps %u ncpus %u", o.qps,
+		 o.ncpus);
+	expect_ok(BASE ",bw,qps=4,cpus=0:1");
+	KT_CHECK(o.qps == 4 && o.ncpus == 2 && o.cpus[0] == 0 &&
+		 o.cpus[1] == 1, "qps=4,cpus=0:1: %u %u", o.qps, o.ncpus);
+	expect_ok(BASE ",bw,qps=64,cpus=8-11:3:40-41");
+	KT_CHECK(o.ncpus == 7 && o.cpus[0] == 8 && o.cpus[3] == 11 &&
+		 o.cpus[4] == 3 && o.cpus[6] == 41, "ranges: %u cpus", o.ncpus);
+	expect_ok(BASE ",bw,cpus=5");
+	KT_CHECK(o.qps == 1 && o.ncpus == 1 && o.cpus[0] == 5, "cpus alone");
+	expect_ok(BASE ",bw,read,qps=2");
+	KT_CHECK(o.mode == KP_MODE_BW_READ && o.qps == 2, "bw,read,qps");
+	expect_ok(BASE ",bw,send,qps=3,cpus=1:0");
+	KT_CHECK(o.mode == KP_MODE_BW_SEND && o.cpus[0] == 1, "bw,send,qps");
+	expect_ok(BASE ",bw,duplex,qps=2,duration=3,gbits");
+	expect_ok(BASE ",bw,qps=2,cpus=0:1,events");
+	expect_ok(BASE ",bw,qps=1,events");
+
+	expect_err(BASE ",bw,qps=0", -ERANGE, "out of range [1, 64]");
+	expect_err(BASE ",bw,qps=65", -ERANGE, "out of range [1, 64]");
+	expect_err(BASE ",qps=2", -EINVAL, "'qps' needs 'bw', not 'ping'");
+	expect_err(BASE ",wlat,qps=2", -EINVAL, "needs 'bw', not 'wlat'");
+	expect_err(BASE ",slat,qps=2", -EINVAL, "needs 'bw'");
+	expect_err(BASE ",rlat,cpus=0", -EINVAL, "'cpus' needs 'bw'");
+	expect_err(BASE ",fr,qps=1", -EINVAL, "needs 'bw'");
+	expect_err("server,addr=192.0.2.1,port=1,bw,qps=2", -EINVAL,
+		   "the server follows the client");
+	expect_err("server,addr=192.0.2.1,port=1,bw,cpus=0", -EINVAL,
+		   "client option");
+	expect_err(BASE ",bw,qps=2,cpus=0:1:2", -EINVAL,
+		   "3 CPUs for 2 QP(s)");
+	expect_err(BASE ",bw,cpus=0:1", -EINVAL, "a thread would have none");
+	expect_err(BASE ",bw,qps=4,events", -EINVAL, "'events' sleeps");
+	expect_err(BASE ",bw,qps=4,cpus=0:1,events", -EINVAL, "as many CPUs");
+	expect_err(BASE ",bw,qps=4,cpus=0:0", -EINVAL, "CPU 0 given twice");
+	expect_err(BASE ",bw,qps=4,cpus=2-3:3", -EINVAL, "CPU 3 given twice");
+	expect_err(BASE ",bw,qps=4,cpus=8192", -ERANGE, "out of range [0, 8191]");
+	expect_err(BASE ",bw,qps=4,cpus=3-1", -EINVAL, "bad item");
+	expect_err(BASE ",bw,qps=4,cpus=", -EINVAL, "empty item");
+	expect_err(BASE ",bw,qps=4,cpus=1::2", -EINVAL, "bad item");
+	expect_err(BASE ",bw,qps=4,cpus=x", -EINVAL, "bad item");
+	expect_err(BASE ",bw,qps=4,cpus=0-64", -E2BIG, "more than 64 CPUs");
+	expect_err(BASE ",bw,qps=2,qps=3", -EINVAL, "given twice");
+}
+
 int main(void)
 {
+	test_qps();
 	test_perftest_opts();
 	test_minimal_and_defaults();
 	test_sweeps();

@@ -681,8 +681,72 @@ static void test_progress(void)
 		 "lat progress: %s", line);
 }
 
+/* qps=N: the aggregate of several connections, and their own lines */
+static void test_bw_sum(void)
+{
+	struct kp_json_ctx c = { 3, "client", "bw", "host", "rxe0",
+				 "6.1.0-56-amd64", 0 };
+	struct kp_bw_result qp[4], r;
+	char line[1536];
+	u64 iters = 0;
+	u32 i;
+
+	/* four QPs of 4 KiB messages, 1000..4000 each, peaks 100..400 MiB/s */
+	for (i = 0; i < 4; i++) {
+		kp_bw_compute(4096, 1000 * (i + 1), 1000000000ull, 1, 0, &qp[i]);
+		qp[i].bw_peak_x100 = 10000 * (i + 1);
+		qp[i].gbps_peak_x100 = 100 * (i + 1);
+		kp_bw_cpu(&qp[i], 100000000ull * (i + 1), 0);
+		qp[i].qp = i + 1;
+		iters += qp[i].iters;
+	}
+	/* all of them in 2 s, 0.5 s of thread and 0.25 s of softirq */
+	kp_bw_sum(qp, 4, 2000000000ull, 500000000ull, 250000000ull, &r);
+	KT_CHECK(r.iters == iters && r.iters == 10000 && r.bytes == 4096,
+		 "sum iters %llu", (unsigned long long)r.iters);
+	/* 10000 x 4 KiB in 2 s: 19.53 MiB/s; 5000 msgs/s */
+	KT_CHECK(r.bw_avg_x100 == 1953 && r.msgrate_x1e6 == 5000,
+		 "sum avg %llu rate %llu", (unsigned long long)r.bw_avg_x100,
+		 (unsigned long long)r.msgrate_x1e6);
+	KT_CHECK(r.bw_peak_x100 == 100000 && r.gbps_peak_x100 == 1000,
+		 "sum of peaks %llu", (unsigned long long)r.bw_peak_x100);
+	/* 0.75 s for 40000 KiB = 0.0381 GiB: 19.66 s/GiB */
+	KT_CHECK(r.cpu_thread_ns == 500000000ull &&
+		 r.cpu_softirq_ns == 250000000ull &&
+		 r.cpu_ns_per_gib == 19660800000ull, "sum cpu %llu",
+		 (unsigned long long)r.cpu_ns_per_gib);
+	KT_CHECK(r.qps == 4 && !r.qp, "sum marks qps %u qp %u", r.qps, r.qp);
+
+	kp_bw_format(line, sizeof(line), "bw", &r);
+	KT_CHECK(strstr(line, "bw #bytes=4096 #iterations=10000 #qps=4 ") ==
+		 line && field(line, "BW_peak[MiB/sec]") == 1000.00 &&
+		 field(line, "CPU[s/GiB]") == 19.6608, "sum text: %s", line);
+	kp_bw_format(line, sizeof(line), "bw", &qp[2]);
+	KT_CHECK(strstr(line, "bw #bytes=4096 #iterations=3000 qp=2 ") ==
+		 line && field(line, "BW_peak[MiB/sec]") == 300.00 &&
+		 !strstr(line, "CPU") && !strstr(line, "#qps"),
+		 "qp text: %s", line);
+	kp_bw_json(line, sizeof(line), &c, &r);
+	KT_CHECK(strstr(line, "\"n_iterations\": 10000, \"qps\": 4, ") &&
+		 strstr(line, "\"cpu_s_per_GiB\": 19.6608") &&
+		 !strstr(line, "\"qp\""), "sum json: %s", line);
+	kp_bw_json(line, sizeof(line), &c, &qp[0]);
+	KT_CHECK(strstr(line, "\"n_iterations\": 1000, \"qp\": 0, ") &&
+		 !strstr(line, "cpu_") && !strstr(line, "\"qps\""),
+		 "qp json: %s", line);
+	/* a test of one connection prints neither */
+	kp_bw_compute(4096, 10, 1000000ull, 1, 0, &r);
+	kp_bw_format(line, sizeof(line), "bw", &r);
+	KT_CHECK(!strstr(line, "qp"), "one QP: %s", line);
+	/* a single QP's sum is itself */
+	kp_bw_sum(qp, 1, 1000000000ull, 0, 0, &r);
+	KT_CHECK(r.iters == 1000 && r.bw_avg_x100 == qp[0].bw_avg_x100 &&
+		 r.bw_peak_x100 == qp[0].bw_peak_x100, "sum of one");
+}
+
 int main(void)
 {
+	test_bw_sum();
 	test_lat();
 	test_hist();
 	test_bw();

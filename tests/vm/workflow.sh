@@ -350,6 +350,102 @@ t_bw_send() {
 }
 kp_test bw-send t_bw_send
 
+# kp_qp_sum ID QPS ITERS: a qps=N result: the aggregate line, then a line
+# per connection (qp=0..N-1) of ITERS each (empty: whatever they did)
+# adding up to it, in text and in JSON
+kp_qp_sum() {
+	id=$1 qps=$2 iters=$3
+	agg=$(kp_res $id | head -1)
+	[ "$(kp_num "$agg" '#qps')" = "$qps" ] || { kp_why "aggregate: $agg"; return 1; }
+	kp_qp $id > /tmp/qp
+	[ "$(wc -l < /tmp/qp)" = "$qps" ] || { kp_why "$(wc -l < /tmp/qp) QP lines: $(cat /tmp/qp)"; return 1; }
+	sum=0 q=0
+	while read -r l; do
+		[ "$(kp_num "$l" qp)" = $q ] || { kp_why "QP line $q: $l"; return 1; }
+		case "$l" in *CPU*|*'#qps'*) kp_why "QP line with CPU or #qps: $l"; return 1 ;; esac
+		n=$(kp_num "$l" '#iterations')
+		[ -z "$iters" ] || [ "$n" = "$iters" ] || { kp_why "QP $q did $n, not $iters: $l"; return 1; }
+		kp_check_bw "$l" "$(kp_num "$agg" '#bytes')" "$n" "$(echo "$agg" | cut -d' ' -f1)" || return 1
+		sum=$((sum + n)) q=$((q + 1))
+	done < /tmp/qp
+	[ "$sum" = "$(kp_num "$agg" '#iterations')" ] ||
+		{ kp_why "QP lines add up to $sum: $agg"; return 1; }
+	kp_check_bw "$agg" "$(kp_num "$agg" '#bytes')" $sum "$(echo "$agg" | cut -d' ' -f1)" || return 1
+	kp_json $id > /tmp/qpj
+	[ "$(grep -c "\"qps\": $qps, " /tmp/qpj)" = 1 ] &&
+		[ "$(grep -c '"qp": ' /tmp/qpj)" = "$qps" ] ||
+		{ kp_why "JSON: $(cat /tmp/qpj)"; return 1; }
+	j=$(grep '"qps": ' /tmp/qpj)
+	[ "$(kp_jnum "$j" n_iterations)" = $sum ] &&
+		[ "$(kp_jnum "$j" BW_average)" = "$(kp_num "$agg" 'BW_average[MiB/sec]')" ] ||
+		{ kp_why "JSON and text differ: $j / $agg"; return 1; }
+}
+
+# qps=N: N connections to one server; cpus= runs them on pinned threads
+t_qps() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,count=400,size=4096"
+	case "$SRV $CLI" in *errno*) kp_why "qps=1: srv=$SRV cli=$CLI"; return 1 ;; esac
+	one=$(kp_col $CID 14)
+	[ "$one" = $((400 * 4096)) ] && [ -z "$(kp_qp $CID)" ] &&
+		[ -z "$(kp_num "$(kp_res $CID)" '#qps')" ] ||
+		{ kp_why "qps=1: $(kp_rec $CID) $(kp_res $CID)"; return 1; }
+	# count mode: four QPs on CPUs 0 and 1 move four times the bytes
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,count=400,size=4096,qps=4,cpus=0:1"
+	case "$SRV $CLI" in *errno*) kp_why "qps=4: srv=$SRV cli=$CLI"; return 1 ;; esac
+	[ "$(kp_col $CID 14)" = $((4 * one)) ] && [ "$(kp_col $SID 14)" = 0 ] ||
+		{ kp_why "qps=4 moved $(kp_col $CID 14), qps=1 $one: $(kp_rec $CID)"; return 1; }
+	kp_qp_sum $CID 4 400 || return 1
+	[ "$(kp_res $SID)" = "bw served #bytes=4096 #iterations=400 #qps=4" ] ||
+		{ kp_why "server: $(kp_res $SID)"; return 1; }
+	[ "$(dmesg | grep -c "krping_npu $CID: bw #bytes=4096: [1-9][0-9]* iterations")" = 4 ] ||
+		{ kp_why "not a loop line per connection in dmesg"; return 1; }
+	kp_log "qps=4: $(kp_res $CID | cut -d' ' -f1-8)"
+	# duration, one thread, a sweep
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,duration=2,sizes=1024:65536,qps=3,warmup=50"
+	case "$SRV $CLI" in *errno*) kp_why "qps=3 duration: srv=$SRV cli=$CLI"; return 1 ;; esac
+	[ "$(kp_res $CID | wc -l)" = 2 ] && [ "$(kp_qp $CID | wc -l)" = 6 ] ||
+		{ kp_why "qps=3 sweep: $(kp_res $CID) / $(kp_qp $CID)"; return 1; }
+	# READs from NPU memory, two QPs on two CPUs, events
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,mem=npu" "addr=$A,port=$PORT,bw,read,count=200,size=65536,qps=2,cpus=1:0,mem=npu,events,gbits"
+	case "$SRV $CLI" in *errno*) kp_why "bw,read qps=2: srv=$SRV cli=$CLI"; return 1 ;; esac
+	[ "$(kp_col $CID 12)" = $((2 * 200 * 65536)) ] ||
+		{ kp_why "bw,read qps=2: $(kp_rec $CID)"; return 1; }
+	kp_qp_sum $CID 2 200 || return 1
+	case "$(kp_res $CID)" in "bw_read "*"BW_average[Gb/sec]="*) ;; *) kp_why "bw_read: $(kp_res $CID)"; return 1 ;; esac
+	# SENDs: the server's receives on each of three connections
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,count=300,size=4096,qps=3,cpus=0:1"
+	case "$SRV $CLI" in *errno*) kp_why "bw,send qps=3: srv=$SRV cli=$CLI"; return 1 ;; esac
+	kp_qp_sum $CID 3 300 || return 1
+	[ "$(kp_res $SID)" = "bw_send served #bytes=4096 #messages=900 #qps=3" ] ||
+		{ kp_why "bw_send server: $(kp_res $SID)"; return 1; }
+	[ "$(kp_col $SID 10)" = $((900 * 4096 + 3 * 80)) ] ||
+		{ kp_why "bw_send server record: $(kp_rec $SID)"; return 1; }
+	# duplex: the server streams on both connections too
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,duplex,count=300,size=16384,qps=2"
+	case "$SRV $CLI" in *errno*) kp_why "duplex qps=2: srv=$SRV cli=$CLI"; return 1 ;; esac
+	kp_qp_sum $CID 2 300 || return 1
+	kp_qp_sum $SID 2 300 || return 1
+	[ "$(kp_col $SID 14)" = $((2 * 300 * 16384)) ] && [ "$(kp_col $CID 14)" = $((2 * 300 * 16384)) ] ||
+		{ kp_why "duplex records: $(kp_rec $CID) / $(kp_rec $SID)"; return 1; }
+	# refused: a CPU not online (before connecting), a server of another mode
+	PORT=$((PORT + 1))
+	CLI=$(kpwrite "client,addr=$A,port=$PORT,bw,count=10,qps=2,cpus=0:5")
+	[ "$CLI" = "errno=22" ] && dmesg | grep -q "cpus: CPU 5 is not online" ||
+		{ kp_why "cpus=0:5 on 2 CPUs: $CLI"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,wlat" "addr=$A,port=$PORT,bw,count=10,qps=2"
+	[ "$CLI" = "errno=71" ] && [ "$SRV" = "errno=71" ] ||
+		{ kp_why "wlat server, bw qps=2 client: $CLI / $SRV"; return 1; }
+	kp_idle
+}
+kp_test qps t_qps
+
 t_end() {
 	[ "$(tail -1 /proc/krping_npu)" = "live tests=0 cm_ids=0 qps=0 buffers=0" ] ||
 		{ kp_why "left: $(tail -1 /proc/krping_npu)"; return 1; }
