@@ -25,6 +25,18 @@ MAIN = {t: "BW_average" for t in BW_TESTS}
 KEYS = ("tool", "test", "role", "mem", "device", "MsgSize")
 
 
+def test_name(r):
+    """The test a result is compared as: qps=N (N > 1) streams are a test
+    of their own ("bw-q2"), beside perftest's -q N."""
+    q = r.get("qps", 1)
+    return r["test"] if not isinstance(q, int) or q <= 1 else f"{r['test']}-q{q}"
+
+
+def per_qp(r):
+    """A connection's own line of a qps=N result: not a result to compare."""
+    return "qp" in r
+
+
 def figures(test):
     """The figures a result of @test must carry."""
     return BW_FIGURES if test in BW_TESTS else LAT_FIGURES
@@ -118,13 +130,18 @@ def main():
             results += load(p)
         except OSError:
             pass
+    # qps=N: the per-connection lines stay in krping_npu.json
+    lines = len(results)
+    results = [r for r in results if not per_qp(r)]
     bad = [r for r in results if not valid(r)]
     for r in results:
         print(json.dumps(r, allow_nan=False))
     for r in bad:
         print(f"kpresults: invalid: {r.get('tool', 'krping_npu')} {r.get('test', '?')} "
               f"{r.get('MsgSize', '?')}: {r.get('error')}", file=sys.stderr)
-    print(f"kpresults: {len(results)} results, {len(bad)} invalid", file=sys.stderr)
+    print(f"kpresults: {len(results)} results, {len(bad)} invalid"
+          f"{f', {lines - len(results)} per-QP lines left out' if lines > len(results) else ''}",
+          file=sys.stderr)
     return 0
 
 

@@ -88,3 +88,35 @@ out=$(scripts/compare "$t/base" "$t/new" 2>&1); rc=$?
 	ok compare-invalid || ko compare-invalid "rc=$rc: $out"
 out=$(scripts/compare "$t/new" "$t/new" 2>&1); rc=$?
 [ $rc = 0 ] && echo "$out" | grep -q 'INVALID' && ok compare-both-invalid || ko compare-both-invalid "rc=$rc: $out"
+
+# qps=N: perftest -q N results carry "qps"; krping_npu's per-connection
+# lines stay out of results.json; a -q 2 result is a test of its own
+# ("bw-q2") in summary and compare, beside the one-QP result
+printf '%s\n%s\n' ' #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]' \
+	' 4096       1000             300.50             290.25               0.074304' > "$t/ptq.out"
+sh scripts/kp-target perftest-parse bw 4096 rxe0 "$t/ptq.out" 2 > "$t/ptq.json" &&
+	grep -q '"MsgSize": 4096, "qps": 2, "n_iterations": 1000, "BW_peak": 300.50, "BW_average": 290.25' "$t/ptq.json" &&
+	ok perftest-qps || ko perftest-qps "$(cat "$t/ptq.json")"
+sh scripts/kp-target perftest-parse bw 4096 rxe0 "$t/ptq.out" > "$t/ptq1.json" && ! grep -q qps "$t/ptq1.json" &&
+	ok perftest-one-qp || ko perftest-one-qp "$(cat "$t/ptq1.json")"
+mkdir -p "$t/q"
+{
+	echo '{"id": 5, "test": "bw", "role": "client", "mem": "host", "device": "rxe0", "kernel": "k", "duration": 0, "MsgSize": 4096, "n_iterations": 1000, "BW_peak": 100.00, "BW_average": 90.00, "MsgRate": 0.023040}'
+	echo '{"id": 6, "test": "bw", "role": "client", "mem": "host", "device": "rxe0", "kernel": "k", "duration": 0, "MsgSize": 4096, "n_iterations": 2000, "qps": 2, "BW_peak": 200.00, "BW_average": 170.00, "MsgRate": 0.043520}'
+	echo '{"id": 6, "test": "bw", "role": "client", "mem": "host", "device": "rxe0", "kernel": "k", "duration": 0, "MsgSize": 4096, "n_iterations": 1000, "qp": 0, "BW_peak": 100.00, "BW_average": 85.00, "MsgRate": 0.021760}'
+	echo '{"id": 6, "test": "bw", "role": "client", "mem": "host", "device": "rxe0", "kernel": "k", "duration": 0, "MsgSize": 4096, "n_iterations": 1000, "qp": 1, "BW_peak": 100.00, "BW_average": 85.00, "MsgRate": 0.021760}'
+	cat "$t/ptq.json"
+} | scripts/kpresults.py normalize > "$t/q/results.json" 2> "$t/q/err"
+[ "$(wc -l < "$t/q/results.json")" = 3 ] && ! grep -q '"qp": ' "$t/q/results.json" &&
+	grep -q '2 per-QP lines left out' "$t/q/err" &&
+	ok normalize-per-qp || ko normalize-per-qp "$(cat "$t/q/results.json" "$t/q/err")"
+out=$(scripts/summary "$t/q")
+echo "$out" | grep -q '^| bw | client | host | 4096 | 1000 | 90.00 | BW_peak 100.00 | - | - |' &&
+	echo "$out" | grep -q '^| bw-q2 | client | host | 4096 | 2000 | 170.00 | BW_peak 200.00 | 290.25 | 0.59 |' &&
+	ok summary-qps || ko summary-qps "$out"
+sed 's/"BW_average": 170\.0*\([,}]\)/"BW_average": 120.0\1/' "$t/q/results.json" > "$t/q/worse.json"
+mkdir -p "$t/q2" && mv "$t/q/worse.json" "$t/q2/results.json"
+out=$(scripts/compare "$t/q" "$t/q2" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q '^krping_npu bw-q2 .* BW_average .* REGRESSION' &&
+	echo "$out" | grep -q '^krping_npu bw  .* ok' &&
+	ok compare-qps || ko compare-qps "rc=$rc: $out"

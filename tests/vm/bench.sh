@@ -22,16 +22,18 @@ echo "KPBENCH env kernel=$(uname -r) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3
 iters() { case $1 in bw*) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N ;;
 	  *) [ "$2" -ge 65536 ] && echo $((LAT_N / 6)) || echo $LAT_N ;; esac; }
 
-# ours MODE SIZE MEM: krping_npu with both sides' buffers in MEM
+# ours MODE SIZE MEM [QPS]: krping_npu with both sides' buffers in MEM;
+# QPS connections from the writer's thread (count= each, as perftest -n)
 ours() {
-	mode=$1 size=$2 mem=$3 n=$(iters "$1" "$2") m=$1
+	mode=$1 size=$2 mem=$3 n=$(iters "$1" "$2") m=$1 q=${4:-1} qo= label=$1
 	case $mode in bw_read) m=bw,read ;; bw_send) m=bw,send ;; esac
+	[ "$q" -le 1 ] || { qo=",qps=$q"; label=$mode-q$q; }
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,mem=$mem" \
-		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD"
+		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD$qo"
 	tool=krping_npu
 	[ "$mem" = npu ] && tool=krping_npu-npu
-	echo "KPBENCH $tool $mode $size $(kp_res $CID | cut -d' ' -f2-)"
+	echo "KPBENCH $tool $label $size $(kp_res $CID | cut -d' ' -f2-)"
 }
 
 # softirq time of CPU 0 (the clients' CPU) so far, in USER_HZ ticks
@@ -42,8 +44,9 @@ softirq0() { awk '$1 == "cpu0" { print $8 }' /proc/stat; }
 # CPU time (user and system, from the shell's times) plus the softirq
 # time of CPU 0 it ran on, per GiB moved
 theirs() {
-	tool=$1 mode=$2 size=$3 n=$(iters "$2" "$3") extra=""
+	tool=$1 mode=$2 size=$3 n=$(iters "$2" "$3") extra="" label=$2 qps=${4:-1}
 	case $mode in bw*) extra="-t $TXD" ;; esac
+	[ "${4:-1}" -le 1 ] || { extra="$extra -q $4"; label=$mode-q$4; }
 	PORT=$((PORT + 1))
 	taskset 2 $tool -d rxe0 -x 1 -p $PORT -n "$n" -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
 	sp=$!
@@ -63,9 +66,10 @@ theirs() {
 	set -- $row
 	case $mode in
 	bw*)
-		gib=$(awk -v s="$size" -v n="$2" 'BEGIN { print s * n / 1073741824 }')
+		# -q N: perftest's #iterations is each QP's
+		gib=$(awk -v s="$size" -v n="$2" -v q="${qps:-1}" 'BEGIN { print s * n * q / 1073741824 }')
 		cps=$(awk -v c="$cpu" -v a="$sq0" -v b="$sq1" -v g="$gib" 'BEGIN { printf "%.4f", (c + (b - a) / 100) / g }')
-		echo "KPBENCH $tool $mode $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$cps"
+		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$cps"
 		;;
 	*)
 		echo "KPBENCH $tool $mode $size #bytes=$1 #iterations=$2 t_min[usec]=$3 t_max[usec]=$4 t_typical[usec]=$5 t_avg[usec]=$6 t_stdev[usec]=$7 99%[usec]=$8 99.9%[usec]=$9"
@@ -86,6 +90,10 @@ while [ $rep -lt "$REPS" ]; do
 		ours bw $size npu; ours bw $size host; theirs ib_write_bw bw $size
 		theirs ib_read_bw bw_read $size; ours bw_read $size host; ours bw_read $size npu
 		ours bw_send $size npu; ours bw_send $size host; theirs ib_send_bw bw_send $size
+		# two QPs from one thread, as perftest -q 2 from one process
+		ours bw $size host 2; theirs ib_write_bw bw $size 2
+		theirs ib_read_bw bw_read $size 2; ours bw_read $size host 2
+		ours bw_send $size host 2; theirs ib_send_bw bw_send $size 2
 	done
 	rep=$((rep + 1))
 done
