@@ -129,6 +129,11 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	/* pairs with kp_cm_reached(): child_id and the rest are visible first */
 	smp_store_release(&cb->cm_state, state);
 	wake_up(&cb->wq);
+	/* qps=N: one connection lost ends the test on all (kp_cm_check()) */
+	if (state >= KP_CM_DISCONNECTED && cb->lead != cb) {
+		WRITE_ONCE(cb->lead->lane_down, true);
+		wake_up_all(&cb->lead->wq);
+	}
 	return 0;
 }
 
@@ -229,9 +234,17 @@ static void kp_disconnect(struct kp_cb *cb, struct rdma_cm_id *id)
 		return;
 	kp_settle(cb);
 	rdma_disconnect(id);
+}
+
+/* ... and the CM's word on it: 1 s from @start for every connection. */
+static void kp_disconnect_wait(struct kp_cb *cb, unsigned long start)
+{
+	long left = (long)(start + msecs_to_jiffies(1000) - jiffies);
+
+	if (!READ_ONCE(cb->established) || left <= 0)
+		return;
 	wait_event_timeout(cb->wq,
-			   READ_ONCE(cb->cm_state) >= KP_CM_DISCONNECTED,
-			   msecs_to_jiffies(1000));
+			   READ_ONCE(cb->cm_state) >= KP_CM_DISCONNECTED, left);
 }
 
 /* The test's address in @ss and its own cm_id (a client's or a listener). */
@@ -360,6 +373,36 @@ static void kp_lanes_free(struct kp_cb *lead)
 	lead->nlanes = 1;
 }
 
+/*
+ * The end of a test's connections: the last first, each disconnected,
+ * then each waited for, so that N connections take no longer than one;
+ * then their verbs (the QP before the id it belongs to) and ids.
+ */
+static void kp_close_lanes(struct kp_cb *lead)
+{
+	unsigned long start;
+	u32 i;
+
+	WRITE_ONCE(lead->lanes_live, false);
+	for (i = lead->nlanes; i-- > 0;) {
+		struct kp_cb *l = lead->lanes[i];
+		struct rdma_cm_id *id = l->child_id ?: l->cm_id;
+
+		if (id)
+			kp_disconnect(l, id);
+	}
+	start = jiffies;
+	for (i = lead->nlanes; i-- > 0;)
+		kp_disconnect_wait(lead->lanes[i], start);
+	for (i = lead->nlanes; i-- > 0;) {
+		struct kp_cb *l = lead->lanes[i];
+
+		kp_free_verbs(l);
+		kp_cm_destroy(l->child_id ? &l->child_id : &l->cm_id);
+	}
+	kp_lanes_free(lead);
+}
+
 /* Resolve, set up the verbs and connect one lane of a client's test. */
 static int kp_client_connect(struct kp_cb *cb)
 {
@@ -429,17 +472,11 @@ int kp_run_client(struct kp_cb *cb)
 	}
 	for (i = 0; !ret && i < cb->nlanes; i++)
 		ret = kp_client_connect(cb->lanes[i]);
-	if (!ret)
+	if (!ret) {
+		WRITE_ONCE(cb->lanes_live, true);
 		ret = kp_run_test(cb);
-	for (i = cb->nlanes; i-- > 0;) {
-		struct kp_cb *l = cb->lanes[i];
-
-		if (l->cm_id)
-			kp_disconnect(l, l->cm_id);
-		kp_free_verbs(l);
-		kp_cm_destroy(&l->cm_id);
 	}
-	kp_lanes_free(cb);
+	kp_close_lanes(cb);
 	return ret;
 }
 
@@ -512,19 +549,18 @@ out:
 	 * signal) is ours to refuse and destroy.
 	 */
 	kp_cm_destroy(&cb->cm_id);
-	if (!ret)
+	if (!ret) {
+		WRITE_ONCE(cb->lanes_live, true);
 		ret = kp_run_test(cb);
-	for (i = cb->nlanes; i-- > 0;) {
+	}
+	/* a connection claimed but not accepted is refused */
+	for (i = 0; i < cb->nlanes; i++) {
 		struct kp_cb *l = cb->lanes[i];
 
-		if (READ_ONCE(l->established))
-			kp_disconnect(l, l->child_id);
-		else if (l->child_id)
+		if (l->child_id && !READ_ONCE(l->established))
 			rdma_reject(l->child_id, NULL, 0,
 				    IB_CM_REJ_CONSUMER_DEFINED);
-		kp_free_verbs(l);	/* the QP first: it belongs to the child */
-		kp_cm_destroy(&l->child_id);
 	}
-	kp_lanes_free(cb);
+	kp_close_lanes(cb);
 	return ret;
 }

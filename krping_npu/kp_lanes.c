@@ -72,21 +72,19 @@ int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
 		}
 		if (!left)
 			return 0;
+		/* as kp_poll() on each call: a pass may be long (big messages) */
+		if (kp_stopping(lead))
+			return -EINTR;
 		if (got) {
 			idle = 0;
 			idle_since = 0;
 			late = false;
-			if (++passes % KP_YIELD_EVERY)
-				continue;
-			if (kp_stopping(lead))
-				return -EINTR;
-			kp_lanes_yield(lead, first, step);
+			if (!(++passes % KP_YIELD_EVERY))
+				kp_lanes_yield(lead, first, step);
 			continue;
 		}
 		if (++idle % 64)
 			continue;
-		if (kp_stopping(lead))
-			return -EINTR;
 		if (!idle_since) {
 			idle_since = ktime_get_ns();
 			continue;

@@ -657,6 +657,9 @@ int kp_cm_check(struct kp_cb *cb)
 		return ret;
 	if (READ_ONCE(cb->cm_state) >= KP_CM_DISCONNECTED)
 		return READ_ONCE(cb->cm_error) ?: -ECONNRESET;
+	/* qps=N: another connection of the test was lost */
+	if (READ_ONCE(cb->lead->lane_down) && READ_ONCE(cb->lead->lanes_live))
+		return -ECONNRESET;
 	return 0;
 }
 

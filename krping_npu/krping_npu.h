@@ -247,6 +247,8 @@ struct kp_cb {
 	struct kp_stream stream;
 	bool lane_done;		/* its part of a multi-lane loop ended */
 	bool lanes_abort;	/* lead: a thread failed, or the writer stops them */
+	bool lanes_live;	/* lead: the test runs on its connections */
+	bool lane_down;		/* lead: a connection of the test was lost */
 	atomic_t lanes_ready;	/* lead: threads at the start line (cpus=) */
 	struct kp_bw_result lane_res;	/* its result of a multi-lane stream */
 

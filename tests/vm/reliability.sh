@@ -82,6 +82,12 @@ kp_test peer-lost-wlat t_peer_killed "wlat"
 kp_test peer-lost-bw t_peer_killed "bw,size=65536"
 kp_test peer-lost-slat t_peer_killed "slat,size=4096"
 kp_test peer-lost-bw-send t_peer_killed "bw,send,size=65536"
+# qps=N: a signal stops every connection's stream (the writer's thread,
+# or the pinned threads), and the server sees each connection go
+kp_test peer-lost-bw-qps4 t_peer_killed "bw,size=65536,qps=4"
+kp_test peer-lost-bw-qps4-cpus t_peer_killed "bw,size=4096,qps=4,cpus=0:1"
+kp_test peer-lost-bw-send-qps3-cpus t_peer_killed "bw,send,size=65536,qps=3,cpus=1:0"
+kp_test peer-lost-duplex-qps2 t_peer_killed "bw,duplex,size=16384,qps=2"
 
 # a running test pins the module: rmmod is refused, the test finishes
 t_rmmod_busy() {
