@@ -69,6 +69,14 @@ static int kp_bw_post(struct kp_cb *cb)
 		/* the server stops at the stream's marked message */
 		bool mark = st->op == IB_WR_SEND && timed && last;
 
+		/*
+		 * A post can carry a software device's work for both sides
+		 * (rxe runs it in the softirq of local_bh_enable()): a window
+		 * of them can take long, so a stop is heard between posts.
+		 */
+		if (kp_stopping(cb))
+			return -EINTR;
+
 		st->now = ktime_get_ns();
 		if (timed)
 			kp_bw_track_post(&cb->track, st->posted, st->now);

@@ -48,7 +48,7 @@ static void kp_lanes_yield(struct kp_cb *lead, u32 first, u32 step)
 int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
 		   int (*fn)(struct kp_cb *cb))
 {
-	u64 passes = 0, idle_since = 0;
+	u64 passes = 0, idle_since = 0, yielded = ktime_get_ns();
 	unsigned int idle = 0;
 	bool late = false;
 	u32 i;
@@ -76,11 +76,21 @@ int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
 		if (kp_stopping(lead))
 			return -EINTR;
 		if (got) {
+			u64 now = ktime_get_ns();
+
 			idle = 0;
 			idle_since = 0;
 			late = false;
-			if (!(++passes % KP_YIELD_EVERY))
+			/*
+			 * One pass in KP_YIELD_EVERY, or a pass KP_LATE_US
+			 * after the last yield: with a software device a
+			 * pass can carry much of both sides' work.
+			 */
+			if (!(++passes % KP_YIELD_EVERY) ||
+			    now - yielded > KP_LATE_US * NSEC_PER_USEC) {
 				kp_lanes_yield(lead, first, step);
+				yielded = ktime_get_ns();
+			}
 			continue;
 		}
 		if (++idle % 64)
@@ -104,6 +114,7 @@ int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
 				lead->lanes[i]->run.late_waits++;
 		}
 		kp_lanes_yield(lead, first, step);
+		yielded = ktime_get_ns();
 	}
 }
 

@@ -687,6 +687,19 @@ static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)
 	}
 }
 
+/* Up to @max completions of the CQ into @wc, with bottom halves off. */
+static int kp_cq_poll(struct kp_cb *cb, struct ib_wc *wc, int max)
+{
+	int n;
+
+	local_bh_disable();
+	n = ib_poll_cq(cb->cq, max, wc);
+	local_bh_enable();
+	if (n < 0)
+		kp_err(cb, "ib_poll_cq: %d", n);
+	return n;
+}
+
 /*
  * @n completions reaped into @wc: any error ends the test; the send
  * queue's and the receive queue's bookkeeping and the counters follow.
@@ -745,13 +758,9 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 	if (!cb->run.timed && !(++cb->polls % KP_YIELD_EVERY))
 		cond_resched();
 	for (;;) {
-		local_bh_disable();
-		n = ib_poll_cq(cb->cq, max, wc);
-		local_bh_enable();
-		if (n < 0) {
-			kp_err(cb, "ib_poll_cq: %d", n);
+		n = kp_cq_poll(cb, wc, max);
+		if (n < 0)
 			return n;
-		}
 		if (n)
 			break;
 		if (kp_cm_check(cb))
@@ -809,15 +818,10 @@ timeout:
  */
 int kp_poll_now(struct kp_cb *cb, struct ib_wc *wc, int max)
 {
-	int n;
+	int n = kp_cq_poll(cb, wc, max);
 
-	local_bh_disable();
-	n = ib_poll_cq(cb->cq, max, wc);
-	local_bh_enable();
-	if (n < 0) {
-		kp_err(cb, "ib_poll_cq: %d", n);
+	if (n < 0)
 		return n;
-	}
 	if (!n)
 		return kp_cm_check(cb);
 	return kp_poll_take(cb, wc, n);

@@ -198,6 +198,23 @@ static int kp_parse_u64(const char *s, size_t len, u64 *out)
 	return 0;
 }
 
+/* "N" or "A-B" with A <= B: -EINVAL if not, -ERANGE past 2^64. */
+static int kp_parse_range(const char *item, size_t ilen, u64 *lo, u64 *hi)
+{
+	const char *dash = memchr(item, '-', ilen);
+	int ret;
+
+	ret = kp_parse_u64(item, dash ? (size_t)(dash - item) : ilen, lo);
+	if (!ret)
+		*hi = *lo;
+	if (!ret && dash)
+		ret = kp_parse_u64(dash + 1, ilen - (size_t)(dash - item) - 1,
+				   hi);
+	if (!ret && *lo > *hi)
+		return -EINVAL;
+	return ret;
+}
+
 /*
  * "64:4096" or "64-65536" (every power-of-two multiple of 64 up to 65536),
  * or both joined by ':'.  Sizes go to o->sizes in the order given.
@@ -210,17 +227,11 @@ static int kp_parse_sizes(const char *s, size_t len, struct kp_opts *o,
 	while (i < len) {
 		const char *item = s + i, *end = memchr(item, ':', len - i);
 		size_t ilen = end ? (size_t)(end - item) : len - i;
-		const char *dash = memchr(item, '-', ilen);
 		u64 lo, hi;
 		int ret;
 
-		ret = kp_parse_u64(item, dash ? (size_t)(dash - item) : ilen, &lo);
-		if (!ret)
-			hi = lo;
-		if (!ret && dash)
-			ret = kp_parse_u64(dash + 1, ilen - (size_t)(dash - item) - 1,
-					   &hi);
-		if (ret == -EINVAL || (!ret && lo > hi)) {
+		ret = kp_parse_range(item, ilen, &lo, &hi);
+		if (ret == -EINVAL) {
 			kp_err(err, errlen, "option 'sizes': bad item '%.*s'",
 			       (int)(ilen > 32 ? 32 : ilen), item);
 			return -EINVAL;
@@ -257,18 +268,12 @@ static int kp_parse_cpus(const char *s, size_t len, struct kp_opts *o,
 	while (i < len) {
 		const char *item = s + i, *end = memchr(item, ':', len - i);
 		size_t ilen = end ? (size_t)(end - item) : len - i;
-		const char *dash = memchr(item, '-', ilen);
 		u64 lo, hi, k;
 		u32 j;
 		int ret;
 
-		ret = kp_parse_u64(item, dash ? (size_t)(dash - item) : ilen, &lo);
-		if (!ret)
-			hi = lo;
-		if (!ret && dash)
-			ret = kp_parse_u64(dash + 1, ilen - (size_t)(dash - item) - 1,
-					   &hi);
-		if (ret == -EINVAL || (!ret && lo > hi)) {
+		ret = kp_parse_range(item, ilen, &lo, &hi);
+		if (ret == -EINVAL) {
 			kp_err(err, errlen, "option 'cpus': bad item '%.*s'",
 			       (int)(ilen > 32 ? 32 : ilen), item);
 			return -EINVAL;
