@@ -8,8 +8,9 @@
  * events); a thread with several steps each in turn and never waits on
  * one CQ while another has work (kp_lanes_drive()).
  *
- * The writer waits for its threads, interruptibly; a signal stops them
- * (kthread_stop()), and each one's waits are bounded by the timeout.
+ * The writer waits for its threads, interruptibly and bounded; a signal,
+ * or one thread's failure, stops them all (lanes_abort, then
+ * kthread_stop()), and each one's waits are bounded by the timeout.
  */
 #include <linux/kthread.h>
 #include <linux/ktime.h>
@@ -42,8 +43,9 @@ static void kp_lanes_yield(struct kp_cb *lead, u32 first, u32 step)
  * Step the unfinished lanes @first, @first + @step, ... of @lead with @fn
  * (>0: progress, 0: none, <0: an error) until each has set lane_done.
  * With no progress anywhere it spins, and gives the CPU up only once the
- * wait is KP_LATE_US old, and otherwise between passes, one in
- * KP_YIELD_EVERY; a wait of cb->wait_ms with none is a timeout.
+ * wait is KP_LATE_US old; otherwise between passes, one in
+ * KP_YIELD_EVERY or one KP_LATE_US after the last yield.  A stop is
+ * heard every pass; cb->wait_ms with no progress is a timeout.
  */
 int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
 		   int (*fn)(struct kp_cb *cb))

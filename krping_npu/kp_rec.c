@@ -40,13 +40,16 @@ void kp_rec_result(struct kp_cb *cb, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Append a measured result; the array grows by one, outside the lock. */
+/*
+ * Append a measured result; the array grows by one, outside the lock (a
+ * qps=64 sweep keeps thousands: kvmalloc, not one large kmalloc).
+ */
 int kp_rec_add(struct kp_cb *cb, const struct kp_result *res)
 {
 	struct kp_record *rec = cb->rec;
 	struct kp_result *new, *old;
 
-	new = kmalloc_array(rec->nres + 1, sizeof(*new), GFP_KERNEL);
+	new = kvmalloc_array(rec->nres + 1, sizeof(*new), GFP_KERNEL);
 	if (!new)
 		return -ENOMEM;
 	mutex_lock(&kp_rec_lock);
@@ -58,7 +61,7 @@ int kp_rec_add(struct kp_cb *cb, const struct kp_result *res)
 	rec->nres++;
 	rec->has_progress = false;
 	mutex_unlock(&kp_rec_lock);
-	kfree(old);
+	kvfree(old);
 	return 0;
 }
 
@@ -106,7 +109,7 @@ static void kp_rec_free(struct kp_record *r)
 	for (i = 0; i < r->nres; i++)
 		if (!r->res[i].is_bw)
 			kfree(r->res[i].lat.hist);
-	kfree(r->res);
+	kvfree(r->res);
 	kfree(r);
 }
 
