@@ -44,7 +44,7 @@ softirq0() { awk '$1 == "cpu0" { print $8 }' /proc/stat; }
 # CPU time (user and system, from the shell's times) plus the softirq
 # time of CPU 0 it ran on, per GiB moved
 theirs() {
-	tool=$1 mode=$2 size=$3 n=$(iters "$2" "$3") extra="" label=$2 qps=${4:-1}
+	tool=$1 mode=$2 size=$3 n=$(iters "$2" "$3") extra="" label=$2
 	case $mode in bw*) extra="-t $TXD" ;; esac
 	[ "${4:-1}" -le 1 ] || { extra="$extra -q $4"; label=$mode-q$4; }
 	PORT=$((PORT + 1))
@@ -66,8 +66,8 @@ theirs() {
 	set -- $row
 	case $mode in
 	bw*)
-		# -q N: perftest's #iterations is each QP's
-		gib=$(awk -v s="$size" -v n="$2" -v q="${qps:-1}" 'BEGIN { print s * n * q / 1073741824 }')
+		# with -q N perftest's #iterations counts every QP's messages
+		gib=$(awk -v s="$size" -v n="$2" 'BEGIN { print s * n / 1073741824 }')
 		cps=$(awk -v c="$cpu" -v a="$sq0" -v b="$sq1" -v g="$gib" 'BEGIN { printf "%.4f", (c + (b - a) / 100) / g }')
 		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$cps"
 		;;
