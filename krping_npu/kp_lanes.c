@@ -219,10 +219,11 @@ static bool kp_lanes_threads_done(struct kp_lanes_thread *t, u32 n)
 	if (READ_ONCE(t->lead->lanes_abort))
 		return true;
 
-	/* pairs with kp_lanes_threadfn()'s release: t[i].ret is visible */
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		/* pairs with kp_lanes_threadfn()'s release: t[i].ret is seen */
 		if (!smp_load_acquire(&t[i].done))
 			return false;
+	}
 	return true;
 }
 
