@@ -500,6 +500,7 @@ static int kp_server_accept(struct kp_cb *cb)
 		kp_err(cb, "rdma_accept: %d", ret);
 		return ret;
 	}
+	cb->accepted = true;
 	return kp_cm_wait(cb, KP_CM_CONNECTED, "the connection");
 }
 
@@ -553,11 +554,14 @@ out:
 		WRITE_ONCE(cb->lanes_live, true);
 		ret = kp_run_test(cb);
 	}
-	/* a connection claimed but not accepted is refused */
+	/*
+	 * A connection claimed but not accepted is refused; one accepted is
+	 * not (its REP is out: a REJ now leaves the CM waiting on the peer).
+	 */
 	for (i = 0; i < cb->nlanes; i++) {
 		struct kp_cb *l = cb->lanes[i];
 
-		if (l->child_id && !READ_ONCE(l->established))
+		if (l->child_id && !l->accepted)
 			rdma_reject(l->child_id, NULL, 0,
 				    IB_CM_REJ_CONSUMER_DEFINED);
 	}

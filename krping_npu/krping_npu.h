@@ -255,6 +255,7 @@ struct kp_cb {
 	/* rdma_cm, written by kp_cma_handler */
 	enum kp_cm_state cm_state;
 	bool established;	/* ESTABLISHED was seen, whatever came after */
+	bool accepted;		/* server: rdma_accept() went out */
 	int cm_error;
 	struct rdma_cm_id *cm_id;	/* client: the connection; server: listener */
 	struct rdma_cm_id *child_id;	/* server: the accepted connection */
