@@ -26,7 +26,7 @@
  * A stream starts: @warm untimed messages, or (@warm 0) the timed stream
  * of count messages or duration seconds, with BW peak tracked.
  */
-static void kp_bw_begin(struct kp_cb *cb, u64 warm)
+void kp_bw_start(struct kp_cb *cb, u64 warm)
 {
 	struct kp_stream *st = &cb->stream;
 	bool rd = cb->mode == KP_MODE_BW_READ;
@@ -150,7 +150,7 @@ static int kp_bw_stream(struct kp_cb *cb, u64 warm)
 	struct ib_wc wc[KP_BW_BATCH];
 	int n, ret;
 
-	kp_bw_begin(cb, warm);
+	kp_bw_start(cb, warm);
 	while (!cb->lane_done) {
 		ret = kp_bw_post(cb);
 		if (ret)
@@ -183,12 +183,6 @@ int kp_bw_step(struct kp_cb *cb)
 		return n;
 	ret = kp_bw_reap(cb, wc, n);
 	return ret ?: n;
-}
-
-/* A stream to be stepped: @warm untimed messages, or 0: the timed one. */
-void kp_bw_start(struct kp_cb *cb, u64 warm)
-{
-	kp_bw_begin(cb, warm);
 }
 
 /* The skips a bw,send stream owes first (kp_send.c). */
