@@ -6,8 +6,9 @@ usage: scripts/kpresults.py normalize [FILE...]   (stdin without FILEs)
 
 Every tool's output is input here: a line that is not JSON (truncated on a
 console, a bare inf or nan), or a result whose figures are missing or not
-finite numbers, becomes an invalid result: {"valid": false, "error": why,
-"raw": the line}, with whatever keys could be read.  "normalize" prints
+finite numbers, or whose main figure is not above zero, becomes an invalid
+result: {"valid": false, "error": why, "raw": the line}, with whatever keys
+could be read.  "normalize" prints
 the results as valid JSON lines, invalid ones included, and says on
 stderr how many were invalid.  summary, plot and compare read through
 load(): they show invalid results as such and carry on.
@@ -65,6 +66,9 @@ def check(r):
     for k in figures(r["test"]):
         if k in r and not _finite(r[k]):
             return f"{k} is {r[k]!r}"
+    # a completed run moved data at some rate and took some time
+    if r[main] <= 0:
+        return f"{main} is {r[main]!r} over a completed run"
     return None
 
 

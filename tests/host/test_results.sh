@@ -43,6 +43,12 @@ pt_case truncated wlat invalid ' 65536      200          10.51        80.1'
 pt_case garbage wlat invalid ' 65536 Couldnt connect to 192.0.2.1:18516 "quoted" \back'
 pt_case bw-good bw valid ' 65536      1000           900.12             880.50              0.014088'
 pt_case bw-inf bw invalid ' 65536      1000           inf             880.50              0.014088'
+# CI's ib_read_bw once: a sane peak, an average of zero over a run that ended
+pt_case bw-zero bw_read invalid ' 65536      300            64.03              0.00                 0.000000'
+grep -q '"error": "BW_average is 0.00 over a completed run"' "$t/pt.json" && ok perftest-bw-zero-why ||
+	ko perftest-bw-zero-why "$(cat "$t/pt.json")"
+pt_case lat-zero wlat invalid ' 65536      200          0.00        80.12        0.00        12.30        2.10         40.00        80.12'
+pt_case bw-slow bw valid ' 65536      1000           0.02             0.01              0.000001'
 
 # result lines as a console may cut them, and lines with non-finite figures
 mkdir -p "$t/new" "$t/base"
@@ -53,10 +59,12 @@ mkdir -p "$t/new" "$t/base"
 	echo '{"id": 4, "test": "bw", "role": "client", "mem": "host", "MsgSize": 65536, "n_iterations": 10}'
 	echo 'Segmentation fault'
 	echo '{"tool": "perftest", "test": "wlat", "role": "client", "mem": "host", "MsgSize": 64, "n_iterations": 200, "t_min": inf, "t_typical": -nan}'
+	echo '{"tool": "perftest", "test": "bw_read", "role": "client", "mem": "host", "MsgSize": 65536, "n_iterations": 300, "BW_peak": 64.03, "BW_average": 0.0, "MsgRate": 0.0}'
 } > "$t/raw.json"
 scripts/kpresults.py normalize "$t/raw.json" > "$t/new/results.json" 2> "$t/norm.err"
 flags=$(strict "$t/new/results.json" 2>&1 | tr '\n' ' ')
-[ "$flags" = "true false false false false false " ] && grep -q '6 results, 5 invalid' "$t/norm.err" &&
+[ "$flags" = "true false false false false false false " ] && grep -q '7 results, 6 invalid' "$t/norm.err" &&
+	grep -q '"BW_average": 0.0, .*"error": "BW_average is 0.0 over a completed run"' "$t/new/results.json" &&
 	ok normalize || ko normalize "flags: $flags; $(cat "$t/norm.err")"
 grep -q '"test": "wlat", "role": "client", "mem": "host", "MsgSize": 4096' "$t/new/results.json" &&
 	ok normalize-keeps-keys || ko normalize-keeps-keys "$(sed -n 2p "$t/new/results.json")"
