@@ -90,3 +90,27 @@ import importlib.machinery
 c = importlib.machinery.SourceFileLoader("compare", "compare").load_module()
 print(c.ratio_ci_runs([[5.0] * 3, [5.0] * 3], [[4.0] * 3, [4.0] * 3]))')
 [ "$out" = "(0.8, 0.8)" ] && ok ci-runs-exact || ko ci-runs-exact "$out"
+# scripts/run --boots N: one directory whose results carry "boot"; each
+# boot is a run, as the comma-joined sets above: the same verdicts from
+# one directory a side as from two runs a side
+boots() {	# DIR RUN...: each RUN's results as one boot of DIR
+	mkdir -p "$1"; local d=$1 b=0 r; shift
+	for r in "$@"; do
+		b=$((b + 1))
+		sed "s/^{/{\"boot\": $b, /" "$r/results.json"
+	done > "$d/results.json"
+}
+boots "$t/b-ab" "$t/boot-a" "$t/boot-b"
+boots "$t/b-dc" "$t/boot-d" "$t/boot-c"
+boots "$t/b-ac" "$t/boot-a" "$t/boot-c"
+boots "$t/b-bd" "$t/boot-b" "$t/boot-d"
+check boots-pooled 0 "ok (95% CI 0\.[0-9]*-1\.[0-9]*, 10+10 results of 2+2 runs)" "$t/b-ab" "$t/b-dc"
+check boots-clear 1 "REGRESSION (BW down 30.0% > 10%; 95% CI .*, 10+10 results of 2+2 runs)" "$t/b-ac" "$t/b-bd"
+a=$(scripts/compare "$t/boot-a,$t/boot-b" "$t/boot-d,$t/boot-c" | sed 1d)
+b=$(scripts/compare "$t/b-ab" "$t/b-dc" | sed 1d)
+[ -n "$a" ] && [ "$a" = "$b" ] && ok boots-as-sets || ko boots-as-sets "$a | $b"
+# without "boot" the same ten results are one run: the narrow interval
+# of one run each
+sed 's/"boot": [0-9]*, //' "$t/b-ab/results.json" > "$t/flat-ab.json"
+sed 's/"boot": [0-9]*, //' "$t/b-dc/results.json" > "$t/flat-dc.json"
+check boots-flat 0 "10+10 results of one run each" "$t/flat-ab.json" "$t/flat-dc.json"
