@@ -164,3 +164,4 @@ MODULE_DESCRIPTION("RDMA ping, latency and bandwidth test harness for host and N
 MODULE_LICENSE("Dual BSD/GPL");
 /* the RDMA stack built against (Makefile: OFED_DIR, XSC_DIR): modinfo shows it */
 MODULE_INFO(rdma_stack, KP_RDMA_STACK);
+MODULE_VERSION(KP_VERSION);

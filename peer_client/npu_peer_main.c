@@ -215,3 +215,4 @@ MODULE_AUTHOR("krping_npu developers");
 MODULE_DESCRIPTION("Peer-memory client for NPU memory through the Ascend HAL (MOFED and YunScale layouts)");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_INFO(rdma_stack, KP_RDMA_STACK);
+MODULE_VERSION(KP_VERSION);

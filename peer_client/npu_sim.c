@@ -811,3 +811,4 @@ module_exit(npu_sim_exit);
 MODULE_AUTHOR("krping_npu developers");
 MODULE_DESCRIPTION("Emulated Ascend NPU: the HAL's P2P page tables and rules, an allocator");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(KP_VERSION);
