@@ -25,7 +25,7 @@ W ?= 1
 # OFED_DIR, /usr/src/ofa_kernel/<arch>/<kver> or .../default is taken when
 # present (scripts/rdma-stack).  OFED_DIR= (empty) forces the kernel's own.
 ifeq ($(origin OFED_DIR),undefined)
-OFED_DIR := $(shell scripts/rdma-stack $(KVER))
+OFED_DIR := $(if $(KVER),$(shell scripts/rdma-stack $(KVER)))
 OFED_HOW := auto-detected
 else
 OFED_HOW := OFED_DIR=
@@ -35,6 +35,11 @@ KP_STACK_DIRS := $(strip $(OFED_DIR) $(XSC_DIR))
 KP_STACK_DESC := $(if $(KP_STACK_DIRS),$(if $(OFED_DIR),ofed:$(OFED_DIR))$(if $(and $(OFED_DIR),$(XSC_DIR)),+)$(if $(XSC_DIR),xsc:$(XSC_DIR)),kernel)
 KP_STACK_ARGS := KP_STACK_DIRS="$(KP_STACK_DIRS)" KP_STACK_DESC="$(KP_STACK_DESC)" \
 	$(if $(KP_STACK_DIRS),KBUILD_EXTRA_SYMBOLS="$(foreach d,$(KP_STACK_DIRS),$(d)/Module.symvers)")
+
+# The compiler: whichever builds a module against KDIR (scripts/kcc tries
+# the one the headers name, then gcc), never chosen by version.
+KP_ARCH_ARGS := $(if $(ARCH),ARCH=$(ARCH)) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
+KP_CC = $$(sed -n 's/^args: //p' $(CURDIR)/build/kcc)
 
 UNIT_SRCS := proc/kp_opts.c proc/kp_report.c proc/kp_payload.c
 UNIT_TESTS := tests/unit/test_opts tests/unit/test_report tests/unit/test_layout
@@ -48,8 +53,9 @@ all: modules
 modules: stack-check
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run scripts/setup"; exit 1; }
 	@mkdir -p build
-	@KP_STACK_DIRS="$(KP_STACK_DIRS)" scripts/conftest $(KDIR) $(CURDIR)/build/kp_conftest.h
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) $(KP_STACK_ARGS) KP_CONFTEST_H=$(CURDIR)/build/kp_conftest.h modules
+	@scripts/kcc $(KDIR) build/kcc $(KP_ARCH_ARGS)
+	@KP_STACK_DIRS="$(KP_STACK_DIRS)" scripts/conftest $(KDIR) $(CURDIR)/build/kp_conftest.h $(KP_ARCH_ARGS) $(KP_CC)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) $(KP_CC) $(KP_STACK_ARGS) KP_CONFTEST_H=$(CURDIR)/build/kp_conftest.h modules
 
 # One line saying which RDMA stack the modules are built against; a named
 # tree that is not one fails here, before kbuild.
@@ -65,9 +71,9 @@ stack-check:
 # test-only modules: the stand-in peer-memory cores, fault injection, a
 # HAL user that breaks the rules on purpose
 test-modules: modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/core W=$(W) modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/fault W=$(W) modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/hal W=$(W) \
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/core W=$(W) $(KP_CC) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/fault W=$(W) $(KP_CC) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/hal W=$(W) $(KP_CC) \
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 
 # Not kbuild's clean: with M= it deletes every object file below M,

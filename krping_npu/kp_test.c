@@ -448,7 +448,7 @@ static int kp_test_server_size(struct kp_cb *lead)
 		if (ret)
 			return ret;
 	} else {
-		char qps[16] = "";
+		char qps[sizeof(" #qps=4294967295")] = "";
 
 		if (lead->nlanes > 1)
 			snprintf(qps, sizeof(qps), " #qps=%u", lead->nlanes);

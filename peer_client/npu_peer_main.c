@@ -11,7 +11,6 @@
  * YunScale layout, anything else the 136-byte MOFED 5 one.
  */
 #include <linux/module.h>
-#include <linux/kprobes.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -31,7 +30,6 @@ struct npu_peer_stats npu_stats;
 typedef void *(*register_peer_t)(const void *client,
 				 invalidate_peer_memory *invalidate);
 typedef void (*unregister_peer_t)(void *reg_handle);
-typedef struct module *(*module_address_t)(unsigned long addr);
 
 static unregister_peer_t npu_unregister;
 static struct module *npu_core_mod;	/* owner of the register symbol */
@@ -45,46 +43,6 @@ static const struct npu_peer_mem_ops npu_ops = {
 	.acquire = npu_acquire_direct,
 	.page_pa = npu_page_pa,
 };
-
-unsigned long npu_lookup_symbol(const char *name)
-{
-	static unsigned long (*lookup)(const char *name);
-
-	if (!lookup) {
-		struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-
-		if (register_kprobe(&kp) < 0)
-			return 0;
-		lookup = (unsigned long (*)(const char *))kp.addr;
-		unregister_kprobe(&kp);
-	}
-	return lookup ? lookup(name) : 0;
-}
-
-/*
- * Hold the module that defines @addr, found by name like everything else
- * (__module_address() is not exported either).  *@mod is NULL for
- * vmlinux, or when the lookup is not available; -ENODEV when the module
- * is going away.
- */
-int npu_module_hold(unsigned long addr, struct module **mod)
-{
-	module_address_t module_address;
-	int ret = 0;
-
-	*mod = NULL;
-	module_address = (module_address_t)npu_lookup_symbol("__module_address");
-	if (!module_address)
-		return 0;
-	preempt_disable();
-	*mod = module_address(addr);
-	if (*mod && !try_module_get(*mod)) {
-		*mod = NULL;
-		ret = -ENODEV;
-	}
-	preempt_enable();
-	return ret;
-}
 
 static void *npu_stub_get_context(u64 peer_id)
 {
@@ -164,6 +122,7 @@ static int npu_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(npu_stats);
+DEFINE_SHOW_ATTRIBUTE(npu_sym);
 
 const struct npu_peer_mem_ops *npu_peer_mem_get_ops(void)
 {
@@ -189,6 +148,7 @@ static int __init npu_peer_init(void)
 		goto err;
 	npu_debugfs = debugfs_create_dir("npu_peer_mem", NULL);
 	debugfs_create_file("stats", 0400, npu_debugfs, NULL, &npu_stats_fops);
+	debugfs_create_file("symbols", 0400, npu_debugfs, NULL, &npu_sym_fops);
 	return 0;
 err:
 	npu_hal_unbind();

@@ -11,6 +11,7 @@
 
 #include <linux/types.h>
 #include <linux/ioport.h>
+#include <linux/mm.h>
 #include "peer_mem_abi.h"
 
 /* Bumped whenever struct npu_peer_mem_ops changes: symbol_get() has no CRC. */

@@ -45,8 +45,10 @@ struct npu_peer_stats {
 
 extern struct npu_peer_stats npu_stats;
 
-/* kallsyms_lookup_name(), found through a kprobe (npu_peer_main.c) */
+/* npu_sym.c: symbols resolved by name, each kept for debugfs "symbols" */
+struct seq_file;
 unsigned long npu_lookup_symbol(const char *name);
 int npu_module_hold(unsigned long addr, struct module **mod);
+int npu_sym_show(struct seq_file *m, void *v);
 
 #endif /* NPU_PROVIDER_H */

@@ -27,6 +27,9 @@ vm_result() {
 		ko "$name" "the VM did not start (no log $log)"
 		return 0
 	fi
+	# a boot the kernel did not survive to /init, retried by scripts/vm
+	[ ! -f "$log.first-boot" ] || echo "KPLOG $name: first boot died before /init, booted again:" \
+		"$(grep -aE -m1 'Oops|BUG:|Kernel panic|general protection' "$log.first-boot" || echo 'no oops line')"
 	grep -a '^KPTEST \|^KPLOG' "$log" | sed 's/^KPTEST //'
 	p=$(grep -ac '^KPTEST PASS' "$log"); f=$(grep -ac '^KPTEST FAIL' "$log")
 	pass=$((pass + p)); fail=$((fail + f))
