@@ -10,9 +10,10 @@
 #   make test-mesh  scripts/mesh over four VMs on one qemu hub network
 #                   (a slowed VM named, a powered-off one reported; about 95 s;
 #                   also in make test)
-#   make test-arm64 cross-build for arm64 against Debian's arm64 6.1 kernel,
-#                   boot it under qemu-system-aarch64, run the integration
-#                   and peer suites there
+#   make test-matrix all five VM suites on every kernel of the matrix
+#                   (scripts/matrix: 5.10, 6.1, 6.12, their PREEMPT_RT
+#                   flavours, arm64 4 KiB and 16 KiB pages; long)
+#   make test-arm64 the suites on the arm64 kernels only
 
 KVER ?= $(shell scripts/kver 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -46,7 +47,7 @@ UNIT_TESTS := tests/unit/test_opts tests/unit/test_report tests/unit/test_layout
 UNIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O1 -g \
 	       -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all modules stack-check test-modules clean unit test test-debug test-arm64 test-mesh demo bench setup check
+.PHONY: all modules stack-check test-modules clean unit test test-debug test-arm64 test-matrix test-mesh demo bench setup check
 
 all: modules
 
@@ -96,15 +97,19 @@ setup:
 	scripts/setup
 
 test:
-	scripts/setup
+	scripts/setup matrix
 	scripts/test
 
 test-debug:
 	scripts/test-debug
 
+test-matrix:
+	scripts/setup matrix
+	scripts/test-matrix
+
 test-arm64:
-	scripts/setup
-	scripts/test-arm64
+	scripts/setup matrix
+	scripts/test-matrix arm64-6.1 arm64-16k-6.12
 
 test-mesh:
 	scripts/setup

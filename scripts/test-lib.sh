@@ -1,4 +1,4 @@
-# Sourced by scripts/test and scripts/test-arm64: the pass/fail counters
+# Sourced by scripts/test, test-kernel and test-matrix: the pass/fail counters
 # and the reading of one VM log.
 # shellcheck shell=bash
 pass=0 fail=0

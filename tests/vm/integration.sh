@@ -192,6 +192,15 @@ TABLE
 }
 kp_test bad-options t_bad
 
+# npu_peer_mem on this kernel: it loads over the emulated NPU, and every
+# address it resolved and calls is an entry (IBT kernels), then unloads
+t_peer_symbols() {
+	kp_peer_load || { kp_why "insmod npu_sim, npu_peer_mem"; return 1; }
+	t_symbols hal_kernel_p2p_get_pages hal_kernel_p2p_put_pages || return 1
+	rmmod npu_peer_mem && rmmod npu_sim || { kp_why "rmmod"; return 1; }
+}
+kp_test peer-symbols-are-entries t_peer_symbols
+
 t_rmmod() {
 	rmmod krping_npu || { kp_why "rmmod failed"; return 1; }
 	[ ! -e /proc/krping_npu ] || { kp_why "/proc entry left behind"; return 1; }

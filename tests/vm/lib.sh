@@ -216,3 +216,22 @@ kp_idle() {
 	[ "$(kp_live)" = "tests=0 cm_ids=0 qps=0 buffers=0" ] ||
 		{ kp_why "objects left after $1: $(kp_live)"; return 1; }
 }
+
+# t_symbols NAME...: every address npu_peer_mem resolved by name, and
+# calls, is the symbol's entry as /proc/kallsyms has it: that of
+# kallsyms_lookup_name itself (found by a kprobe, which on IBT kernels sits
+# 4 bytes in, past the ENDBR), and of each name it looked up.  NAMEs:
+# those that must be among them.
+t_symbols() {
+	f=/sys/kernel/debug/npu_peer_mem/symbols
+	for n in kallsyms_lookup_name __module_address "$@"; do
+		grep -q "^$n 0x" $f || { kp_why "$n not resolved: $(cat $f | tr '\n' ' ')"; return 1; }
+	done
+	while read -r n a; do
+		a=${a#0x}
+		while [ ${#a} -lt 16 ]; do a=0$a; done
+		k=$(awk -v n="$n" '$3 == n { print $1 }' /proc/kallsyms)
+		[ -n "$k" ] || { kp_why "$n is not in /proc/kallsyms"; return 1; }
+		echo "$k" | grep -qx "$a" || { kp_why "$n resolved to $a, kallsyms says $k"; return 1; }
+	done < $f
+}

@@ -45,23 +45,6 @@ t_load_no_core() {
 	zero load
 }
 kp_test load-no-core t_load_no_core
-# Every address npu_peer_mem resolved by name, and calls, is the symbol's
-# entry as /proc/kallsyms has it: kallsyms_lookup_name itself (found by a
-# kprobe, which on IBT kernels sits 4 bytes in, past the ENDBR), and each
-# name it looked up.  $@: the names that must be among them.
-t_symbols() {
-	f=/sys/kernel/debug/npu_peer_mem/symbols
-	for n in kallsyms_lookup_name __module_address "$@"; do
-		grep -q "^$n 0x" $f || { kp_why "$n not resolved: $(cat $f | tr '\n' ' ')"; return 1; }
-	done
-	while read -r n a; do
-		a=${a#0x}
-		while [ ${#a} -lt 16 ]; do a=0$a; done
-		k=$(awk -v n="$n" '$3 == n { print $1 }' /proc/kallsyms)
-		[ -n "$k" ] || { kp_why "$n is not in /proc/kallsyms"; return 1; }
-		echo "$k" | grep -qx "$a" || { kp_why "$n resolved to $a, kallsyms says $k"; return 1; }
-	done < $f
-}
 kp_test symbols-are-entries t_symbols hal_kernel_p2p_get_pages hal_kernel_p2p_put_pages
 # the emulated NPU's HBM is the ivshmem device's BAR (scripts/vm --hbm):
 # physical addresses that are MMIO, as real HBM
