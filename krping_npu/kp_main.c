@@ -21,30 +21,35 @@
 static struct proc_dir_entry *kp_proc, *kp_proc_json;
 
 /*
- * /sys/module/krping_npu/parameters/rdma_stack: the RDMA stack the module
- * was built against (Makefile: OFED_DIR, XSC_DIR), for scripts/run's
- * env.txt; read-only, also at load.
+ * Read-only facts of the build, for scripts/run's env.txt and the tests,
+ * in /sys/module/krping_npu/parameters/ (read-only also at load):
+ * rdma_stack, the RDMA stack built against (Makefile: OFED_DIR,
+ * XSC_DIR); npu_bar_virt_dma, what becomes of NPU memory behind a BAR on
+ * a virt-DMA device (kp_npu.c).
  */
-static int kp_stack_set(const char *val, const struct kernel_param *kp)
+static int kp_fact_set(const char *val, const struct kernel_param *kp)
 {
 	return -EPERM;
 }
 
-static int kp_stack_get(char *buf, const struct kernel_param *kp)
+static int kp_fact_get(char *buf, const struct kernel_param *kp)
 {
 #ifdef KP_HAVE_SYSFS_EMIT
-	return sysfs_emit(buf, "%s\n", KP_RDMA_STACK);
+	return sysfs_emit(buf, "%s\n", (const char *)kp->arg);
 #else
-	return scnprintf(buf, PAGE_SIZE, "%s\n", KP_RDMA_STACK);
+	return scnprintf(buf, PAGE_SIZE, "%s\n", (const char *)kp->arg);
 #endif
 }
 
-static const struct kernel_param_ops kp_stack_ops = {
-	.set = kp_stack_set,
-	.get = kp_stack_get,
+static const struct kernel_param_ops kp_fact_ops = {
+	.set = kp_fact_set,
+	.get = kp_fact_get,
 };
-module_param_cb(rdma_stack, &kp_stack_ops, NULL, 0444);
+module_param_cb(rdma_stack, &kp_fact_ops, KP_RDMA_STACK, 0444);
 MODULE_PARM_DESC(rdma_stack, "the RDMA stack built against (read only)");
+module_param_cb(npu_bar_virt_dma, &kp_fact_ops, KP_NPU_BAR_VIRT_DMA, 0444);
+MODULE_PARM_DESC(npu_bar_virt_dma,
+		 "NPU memory behind a BAR on rxe/siw: memremap (served) or refused (read only)");
 
 static int kp_run(const struct kp_opts *o)
 {

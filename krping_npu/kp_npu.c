@@ -86,17 +86,19 @@ static const char *kp_npu_buf_name(struct kp_cb *cb, struct kp_buf *b)
 /*
  * The NPU memory under @data was freed (its owner freed it or died): the
  * peer client calls this as it would a core's invalidate, from the
- * freeing process.  Stop the test's DMA into it before returning: the QP
- * goes to the error state, so the device takes no further request of it,
- * and rxe's packet processing still under way is waited out: through
- * 6.3 it runs in tasklets or with bottom halves off (kp_post_send), which
- * synchronize_rcu() covers (from 6.4 rxe runs in a workqueue, which it
- * does not).  A DMA device's mappings are torn down by npu_peer_mem right
- * after this returns, before the HAL is given the memory back; a write
- * already in flight on the device is not waited for (without an IOMMU it
- * could still land).  The writer's CPU copies are excluded by npu_lock and
- * refused from here on.  The writer sees kp_npu_check() fail and ends the
- * test; nothing here waits for it.
+ * freeing process.  Stop the test's DMA into and out of it before
+ * returning.  The QP goes to the error state, so that the device takes no
+ * further request of it, then to the reset state, which a device enters
+ * only once it has stopped working on the QP: rxe disables the QP's tasks
+ * and waits for any run of them in progress, whether a tasklet (to 6.3)
+ * or a work item on its workqueue (from 6.4, which synchronize_rcu() does
+ * not wait for).  What rxe runs inline in softirq context (5.10's
+ * receive path) is waited out by synchronize_rcu().  Work requests still
+ * posted vanish without completions; the writer wakes to kp_npu_check()
+ * and ends the test.  A DMA device's mappings are torn down by
+ * npu_peer_mem right after this returns, before the HAL is given the
+ * memory back.  The writer's CPU copies are excluded by npu_lock and
+ * refused from here on.
  */
 static void kp_npu_freed(void *data)
 {
@@ -107,8 +109,13 @@ static void kp_npu_freed(void *data)
 	mutex_lock(&cb->npu_lock);
 	if (!cb->npu_freed)
 		WRITE_ONCE(cb->npu_freed, b);
-	if (cb->qp && ib_modify_qp(cb->qp, &attr, IB_QP_STATE))
-		kp_err(cb, "NPU memory freed: the QP does not enter the error state");
+	if (cb->qp) {
+		if (ib_modify_qp(cb->qp, &attr, IB_QP_STATE))
+			kp_err(cb, "NPU memory freed: the QP does not enter the error state");
+		attr.qp_state = IB_QPS_RESET;
+		if (ib_modify_qp(cb->qp, &attr, IB_QP_STATE))
+			kp_err(cb, "NPU memory freed: the QP does not enter the reset state");
+	}
 	mutex_unlock(&cb->npu_lock);
 	synchronize_rcu();
 	kp_err(cb, "NPU buffer %s at 0x%llx freed under the test: stopped its DMA",
@@ -220,26 +227,37 @@ static int kp_npu_map(struct kp_cb *cb, struct kp_buf *b)
 }
 
 /*
- * A virt-DMA device is given NPU memory by CPU address.  For a BAR that is
- * a memremap() of it, which rxe copies through; siw and others want a
- * struct page behind every address.
+ * A virt-DMA device is given NPU memory by CPU address.  RAM is in the
+ * direct map, with a struct page behind every address.  A BAR is a
+ * memremap() of it, without: rxe copies through such an address where the
+ * core leaves the addresses alone; siw, and every virt-DMA device where
+ * the core turns addresses into struct pages (KP_NPU_BAR_VIRT_DMA), would
+ * take a wrong page for it (on x86 it happens to map back; on arm64 it
+ * is another page of RAM), so there it is refused.
  */
 static int kp_npu_virt_ok(struct kp_cb *cb, struct kp_buf *b)
 {
 	struct ib_device *dev = kp_dev(cb);
+	bool rxe = false;
 	u64 pa;
 	int ret;
 
 	if (dev->dma_device)
 		return 0;
-#ifdef KP_HAVE_RDMA_DRIVER_RXE
-	if (dev->ops.driver_id == RDMA_DRIVER_RXE)
-		return 0;
-#endif
-	/* without the driver id no virt-DMA device is known to be rxe */
 	ret = cb->npu->page_pa(b->npu_ctx, 0, &pa);
 	if (ret || npu_pa_is_ram(pa, b->npu_page))
 		return ret;
+#ifdef KP_HAVE_IB_VIRT_DMA_TO_PAGE
+	kp_err(cb, "%s is a virt-DMA device and this kernel's RDMA core turns its addresses into struct pages (ib_virt_dma_to_page): NPU memory behind a BAR has none",
+	       dev_name(&dev->dev));
+	return -EOPNOTSUPP;
+#endif
+#ifdef KP_HAVE_RDMA_DRIVER_RXE
+	rxe = dev->ops.driver_id == RDMA_DRIVER_RXE;
+#endif
+	if (rxe)
+		return 0;
+	/* without the driver id no virt-DMA device is known to be rxe */
 	kp_err(cb, "%s is a virt-DMA device other than rxe: it cannot reach NPU memory behind a BAR",
 	       dev_name(&dev->dev));
 	return -EOPNOTSUPP;

@@ -416,6 +416,18 @@ int kp_buf_to_dev(struct kp_cb *cb, struct kp_buf *b, u32 len);
 int kp_buf_to_cpu(struct kp_cb *cb, struct kp_buf *b, u32 len);
 
 /* kp_npu.c */
+/*
+ * NPU memory behind a BAR (no struct page) on a virt-DMA device: handed
+ * over as a memremap() of it, which rxe copies through, or refused where
+ * the RDMA core turns a virt-DMA device's addresses into struct pages
+ * (ib_virt_dma_to_page(): rxe and siw from 6.4), which a BAR's mapping
+ * would give a wrong one of.
+ */
+#ifdef KP_HAVE_IB_VIRT_DMA_TO_PAGE
+#define KP_NPU_BAR_VIRT_DMA	"refused"
+#else
+#define KP_NPU_BAR_VIRT_DMA	"memremap"
+#endif
 int kp_npu_get(struct kp_cb *cb);
 void kp_npu_put(struct kp_cb *cb);
 int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size);

@@ -53,6 +53,7 @@ struct nl_backend {
 	int (*alloc)(uint64_t size, uint64_t *va);
 	int (*free)(uint64_t va);
 	int (*to_npu)(uint64_t va, const void *src, uint64_t len);
+	int (*from_npu)(void *dst, uint64_t va, uint64_t len);
 	void (*close)(int dev);
 };
 
@@ -102,6 +103,15 @@ static int nl_sim_to_npu(uint64_t va, const void *src, uint64_t len)
 	return ioctl(nl_sim_fd, NPU_SIM_COPY_TO, &c) ? -errno : 0;
 }
 
+static int nl_sim_from_npu(void *dst, uint64_t va, uint64_t len)
+{
+	struct npu_sim_copy c = {
+		.va = va, .host = (uintptr_t)dst, .len = len,
+	};
+
+	return ioctl(nl_sim_fd, NPU_SIM_COPY_FROM, &c) ? -errno : 0;
+}
+
 static void nl_sim_close(int dev)
 {
 	(void)dev;
@@ -115,6 +125,7 @@ static const struct nl_backend nl_sim = {
 	.alloc = nl_sim_alloc,
 	.free = nl_sim_free,
 	.to_npu = nl_sim_to_npu,
+	.from_npu = nl_sim_from_npu,
 	.close = nl_sim_close,
 };
 
@@ -122,6 +133,7 @@ static const struct nl_backend nl_sim = {
 
 #define NL_ACL_HUGE_FIRST	0	/* aclrtMemMallocPolicy */
 #define NL_ACL_H2D		1	/* aclrtMemcpyKind */
+#define NL_ACL_D2H		2
 
 static struct {
 	void *lib;
@@ -237,6 +249,16 @@ static int nl_acl_to_npu(uint64_t va, const void *src, uint64_t len)
 	return ret ? -EIO : 0;
 }
 
+static int nl_acl_from_npu(void *dst, uint64_t va, uint64_t len)
+{
+	int ret = nl_acl.memcpy(dst, len, (void *)(uintptr_t)va, len,
+				NL_ACL_D2H);
+
+	if (ret)
+		fprintf(stderr, "npu_launch: aclrtMemcpy: error %d\n", ret);
+	return ret ? -EIO : 0;
+}
+
 static void nl_acl_close(int dev)
 {
 	nl_acl.reset_device(dev);
@@ -251,6 +273,7 @@ static const struct nl_backend nl_acl_backend = {
 	.alloc = nl_acl_alloc,
 	.free = nl_acl_free,
 	.to_npu = nl_acl_to_npu,
+	.from_npu = nl_acl_from_npu,
 	.close = nl_acl_close,
 };
 
@@ -309,6 +332,35 @@ static int nl_region_clear(struct nl_region *r)
 	}
 	free(zero);
 	return ret;
+}
+
+/*
+ * How many bytes of the region hold @byte (--scan: a freed buffer's poison
+ * that crossed the wire into this one); negative errno when it cannot be
+ * read, or was freed.
+ */
+static int64_t nl_region_scan(struct nl_region *r, int byte)
+{
+	unsigned char *buf = malloc(NL_CHUNK);
+	uint64_t off, i;
+	int64_t hits = 0;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	pthread_mutex_lock(&r->lock);
+	if (r->freed)
+		ret = -EFAULT;
+	for (off = 0; off < r->len && !ret; off += NL_CHUNK) {
+		uint64_t n = r->len - off < NL_CHUNK ? r->len - off : NL_CHUNK;
+
+		ret = r->be->from_npu(buf, r->va + off, n);
+		for (i = 0; i < n && !ret; i++)
+			hits += buf[i] == byte;
+	}
+	pthread_mutex_unlock(&r->lock);
+	free(buf);
+	return ret ? ret : hits;
 }
 
 /* Free once, whoever comes first: the main thread or --free-after's. */
@@ -434,13 +486,14 @@ static void nl_usage(void)
 {
 	fprintf(stderr,
 		"usage: npu_launch [-b auto|sim|acl] [-d DEV] [-l BYTES] [--acl-lib PATH]\n"
-		"                  [--free-after MS] [--proc PATH] COMMAND\n"
+		"                  [--free-after MS] [--scan BYTE] [--proc PATH] COMMAND\n"
 		"Allocates NPU memory on device DEV (default 0) in this process, runs\n"
 		"COMMAND,mem=npu,npu_va=VA,npu_len=LEN through /proc/krping_npu, prints\n"
 		"the test's records and frees the memory.  -l: bytes to allocate\n"
 		"(default: what a client's buffers need; 8 MiB for a server, which\n"
 		"learns the size from its client).  --free-after: free the\n"
-		"memory MS ms into the test, from another thread.\n");
+		"memory MS ms into the test, from another thread.  --scan: after\n"
+		"the test, count the region's bytes that hold BYTE (0-255).\n");
 }
 
 int main(int argc, char **argv)
@@ -452,6 +505,7 @@ int main(int argc, char **argv)
 		{ "acl-lib", required_argument, NULL, 'a' },
 		{ "free-after", required_argument, NULL, 'f' },
 		{ "proc", required_argument, NULL, 'p' },
+		{ "scan", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -461,7 +515,8 @@ int main(int argc, char **argv)
 	uint64_t len = 0;
 	unsigned long last;
 	pthread_t freer;
-	int dev = 0, c, fd, ret, err = 0, freeing = 0;
+	int dev = 0, c, fd, ret, err = 0, freeing = 0, scan = -1;
+	char *end;
 	ssize_t w;
 
 	while ((c = getopt_long(argc, argv, "+b:d:l:h", lopts, NULL)) != -1) {
@@ -484,6 +539,13 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			proc = optarg;
+			break;
+		case 's':
+			scan = strtol(optarg, &end, 0);
+			if (*end || end == optarg || scan < 0 || scan > 255) {
+				nl_usage();
+				return 2;
+			}
 			break;
 		default:
 			nl_usage();
@@ -567,6 +629,17 @@ int main(int argc, char **argv)
 		printf("npu_launch: errno=%d (%s)\n", err, strerror(err));
 	else
 		printf("npu_launch: ok\n");
+	if (scan >= 0) {
+		int64_t hits = nl_region_scan(&r, scan);
+
+		if (hits < 0)
+			printf("npu_launch: scan 0x%02x: %s\n", scan,
+			       strerror((int)-hits));
+		else
+			printf("npu_launch: scan 0x%02x: %lld of %llu bytes\n",
+			       scan, (long long)hits,
+			       (unsigned long long)r.len);
+	}
 out:
 	if (nl_region_free(&r))
 		fprintf(stderr, "npu_launch: freeing the NPU memory failed\n");
