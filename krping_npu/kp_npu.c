@@ -84,43 +84,141 @@ static const char *kp_npu_buf_name(struct kp_cb *cb, struct kp_buf *b)
 }
 
 /*
+ * Take a free callback's fence markers out of the @n completions in @wc
+ * (whoever reaps the CQ passes what it reaped through here), waking the
+ * callback that waits for them.  Returns the number of completions left.
+ */
+int kp_npu_fence_take(struct kp_cb *cb, struct ib_wc *wc, int n)
+{
+	int i, left = 0;
+
+	if (likely(!atomic_read(&cb->npu_fence)))
+		return n;
+	for (i = 0; i < n; i++) {
+		if (wc[i].wr_id == KP_WR_FENCE_SQ ||
+		    wc[i].wr_id == KP_WR_FENCE_RQ) {
+			atomic_dec(&cb->npu_fence);
+			wake_up_all(&cb->wq);
+			continue;
+		}
+		if (left != i)
+			wc[left] = wc[i];
+		left++;
+	}
+	return left;
+}
+
+/*
+ * Reap the fence markers from the CQ here, the rest going unread: for
+ * when the writer, which reaps the CQ, is inside kp_npu_buf_free() (the
+ * test is over: its memory was freed).  Bounded.
+ */
+static void kp_npu_fence_reap(struct kp_cb *cb)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(KP_DRAIN_MS);
+	struct ib_wc wc[8];
+	int n;
+
+	while (atomic_read(&cb->npu_fence) && time_before(jiffies, deadline)) {
+		local_bh_disable();
+		n = ib_poll_cq(cb->cq, ARRAY_SIZE(wc), wc);
+		local_bh_enable();
+		if (n > 0)
+			kp_npu_fence_take(cb, wc, n);
+		else
+			usleep_range(50, 200);
+	}
+}
+
+/*
+ * Move @cb's QP to the error state and post a marker on each of its
+ * queues.  There every work request completes, flushed, in order, once
+ * the device is done with what came before it on that queue, whether it
+ * works in a tasklet, a workqueue (rxe from 6.4) or firmware.  A full
+ * send queue is retried for room as the flush empties it.  Returns the
+ * number of markers posted.  Under npu_lock, with a QP.
+ */
+static int kp_npu_fence_post(struct kp_cb *cb)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(KP_DRAIN_MS);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	/* an RDMA WRITE is read as struct ib_rdma_wr: give it one */
+	struct ib_rdma_wr swr = {
+		.wr = {
+			.wr_id = KP_WR_FENCE_SQ,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+	struct ib_recv_wr rwr = { .wr_id = KP_WR_FENCE_RQ };
+	const struct ib_send_wr *sbad;
+	const struct ib_recv_wr *rbad;
+	bool sq = false, rq = false;
+
+	if (ib_modify_qp(cb->qp, &attr, IB_QP_STATE)) {
+		kp_err(cb, "NPU memory freed: the QP does not enter the error state");
+		return 0;
+	}
+	/* counted first: a marker may be reaped as soon as it is posted */
+	atomic_add(2, &cb->npu_fence);
+	do {
+		if (!sq)
+			sq = !ib_post_send(cb->qp, &swr.wr, &sbad);
+		if (!rq)
+			rq = !ib_post_recv(cb->qp, &rwr, &rbad);
+		if (sq && rq)
+			break;
+		usleep_range(50, 200);
+	} while (time_before(jiffies, deadline));
+	atomic_sub(!sq + !rq, &cb->npu_fence);
+	if (!sq || !rq)
+		kp_err(cb, "NPU memory freed: no room for a marker on the %s queue",
+		       sq ? "receive" : "send");
+	return sq + rq;
+}
+
+/*
  * The NPU memory under @data was freed (its owner freed it or died): the
  * peer client calls this as it would a core's invalidate, from the
  * freeing process.  Stop the test's DMA into and out of it before
- * returning.  The QP goes to the error state, so that the device takes no
- * further request of it, then to the reset state, which a device enters
- * only once it has stopped working on the QP: rxe disables the QP's tasks
- * and waits for any run of them in progress, whether a tasklet (to 6.3)
- * or a work item on its workqueue (from 6.4, which synchronize_rcu() does
- * not wait for).  What rxe runs inline in softirq context (5.10's
- * receive path) is waited out by synchronize_rcu().  Work requests still
- * posted vanish without completions; the writer wakes to kp_npu_check()
- * and ends the test.  A DMA device's mappings are torn down by
- * npu_peer_mem right after this returns, before the HAL is given the
- * memory back.  The writer's CPU copies are excluded by npu_lock and
- * refused from here on.
+ * returning: the QP goes to the error state, so that the device takes no
+ * further request of it, and the fence's markers complete once the
+ * device is done with everything before them.  The writer reaps them (it
+ * is woken to kp_npu_check(), ends the test and drains the QP), or, when
+ * it is releasing NPU memory itself and so not polling, this callback
+ * does.  Where the fence cannot be confirmed, an RCU grace period waits
+ * out what runs in softirq or tasklets (rxe to 6.3), and it is said.  A
+ * DMA device's mappings are torn down by npu_peer_mem right after this
+ * returns, before the HAL is given the memory back.  The writer's CPU
+ * copies are excluded by npu_lock and refused from here on.
  */
 static void kp_npu_freed(void *data)
 {
 	struct kp_buf *b = data;
 	struct kp_cb *cb = b->cb;
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int posted = 0;
+	bool reap;
 
 	mutex_lock(&cb->npu_lock);
 	if (!cb->npu_freed)
 		WRITE_ONCE(cb->npu_freed, b);
-	if (cb->qp) {
-		if (ib_modify_qp(cb->qp, &attr, IB_QP_STATE))
-			kp_err(cb, "NPU memory freed: the QP does not enter the error state");
-		attr.qp_state = IB_QPS_RESET;
-		if (ib_modify_qp(cb->qp, &attr, IB_QP_STATE))
-			kp_err(cb, "NPU memory freed: the QP does not enter the reset state");
-	}
+	if (cb->qp)
+		posted = kp_npu_fence_post(cb);
+	reap = posted && cb->npu_releasing;
 	mutex_unlock(&cb->npu_lock);
-	synchronize_rcu();
+	wake_up_all(&cb->wq);
+	if (reap)
+		kp_npu_fence_reap(cb);
+	else if (posted)
+		wait_event_timeout(cb->wq, !atomic_read(&cb->npu_fence),
+				   msecs_to_jiffies(KP_DRAIN_MS));
+	if (posted != 2 || atomic_read(&cb->npu_fence)) {
+		kp_err(cb, "NPU memory freed: the device's work on the QP not seen done in %u ms",
+		       KP_DRAIN_MS);
+		synchronize_rcu();
+	}
 	kp_err(cb, "NPU buffer %s at 0x%llx freed under the test: stopped its DMA",
 	       kp_npu_buf_name(cb, b), b->npu_va);
-	wake_up_all(&cb->wq);
 }
 
 /* -EFAULT once NPU memory of the test was freed under it, else 0. */
@@ -405,6 +503,15 @@ void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b)
 {
 	const struct peer_memory_client_mofed *c = cb->npu->client;
 
+	/*
+	 * From here until the end the writer does not reap the CQ: a free
+	 * callback reaps its own fence (put_pages below may wait for it),
+	 * and one that posted before is reaped here.
+	 */
+	mutex_lock(&cb->npu_lock);
+	cb->npu_releasing = true;
+	mutex_unlock(&cb->npu_lock);
+	kp_npu_fence_reap(cb);
 	if (b->mr)
 		ib_dereg_mr(b->mr);
 	if (b->npu_mapped)
@@ -421,6 +528,9 @@ void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b)
 	kvfree(b->npu_mr_sgl);
 	kvfree(b->shadow);
 	memset(b, 0, sizeof(*b));
+	mutex_lock(&cb->npu_lock);
+	cb->npu_releasing = false;
+	mutex_unlock(&cb->npu_lock);
 }
 
 /*

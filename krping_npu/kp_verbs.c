@@ -192,6 +192,8 @@ static void kp_drain(struct kp_cb *cb)
 		local_bh_disable();
 		n = ib_poll_cq(cb->cq, ARRAY_SIZE(wc), wc);
 		local_bh_enable();
+		if (n > 0)
+			n = kp_npu_fence_take(cb, wc, n);
 		for (i = 0; i < n; i++) {
 			if (wc[i].wr_id == KP_WR_DRAIN_SQ)
 				sq = false;
@@ -216,11 +218,17 @@ void kp_free_verbs(struct kp_cb *cb)
 
 	if (cb->qp) {
 		kp_drain(cb);
-		/* a free callback of NPU memory may be moving it to error */
+		/*
+		 * A free callback of NPU memory may be fencing it; once the
+		 * QP is destroyed the device has done all its work on it,
+		 * and the callback's markers will never be reaped.
+		 */
 		mutex_lock(&cb->npu_lock);
 		rdma_destroy_qp(id);
 		cb->qp = NULL;
+		atomic_set(&cb->npu_fence, 0);
 		mutex_unlock(&cb->npu_lock);
+		wake_up_all(&cb->wq);
 		atomic_dec(&kp_live.qps);
 	}
 	kp_stats_free(cb);
@@ -697,6 +705,8 @@ static int kp_cq_poll(struct kp_cb *cb, struct ib_wc *wc, int max)
 	local_bh_enable();
 	if (n < 0)
 		kp_err(cb, "ib_poll_cq: %d", n);
+	else if (n)
+		n = kp_npu_fence_take(cb, wc, n);
 	return n;
 }
 

@@ -119,6 +119,8 @@ enum kp_wr {
 	KP_WR_DATA_SEND,	/* slat, bw,send: a data message */
 	KP_WR_DATA_RECV,	/* ... and its receive, in the data buffer */
 	KP_WR_SKIP,		/* a zero-length SEND using up a peer's receive */
+	KP_WR_FENCE_SQ,		/* a free callback's markers (kp_npu.c) */
+	KP_WR_FENCE_RQ,
 };
 
 enum kp_cm_state {
@@ -328,6 +330,8 @@ struct kp_cb {
 	u64 npu_next;		/* npu_va: the next piece to carve */
 	unsigned int npu_bufs;	/* pieces out */
 	struct kp_buf *npu_freed;	/* whose NPU memory was freed under us */
+	atomic_t npu_fence;	/* a free callback's markers not yet reaped */
+	bool npu_releasing;	/* the writer is in kp_npu_buf_free(), not polling */
 	/*
 	 * A free callback of NPU memory against what touches the memory or
 	 * the QP meanwhile: CPU copies into and out of it, the QP's creation
@@ -435,6 +439,7 @@ void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b);
 int kp_npu_copy_to(struct kp_cb *cb, struct kp_buf *b, u32 len);
 int kp_npu_copy_from(struct kp_cb *cb, struct kp_buf *b, u32 len);
 int kp_npu_check(struct kp_cb *cb);
+int kp_npu_fence_take(struct kp_cb *cb, struct ib_wc *wc, int n);
 int kp_npu_verdict(struct kp_cb *cb, int ret);
 
 /* kp_ping.c */

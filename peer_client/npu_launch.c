@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,6 +379,7 @@ static int nl_region_free(struct nl_region *r)
 }
 
 static unsigned int nl_free_after_ms;
+static int nl_free_cpu = -1;
 
 static void *nl_free_thread(void *arg)
 {
@@ -386,8 +388,18 @@ static void *nl_free_thread(void *arg)
 		.tv_sec = nl_free_after_ms / 1000,
 		.tv_nsec = (long)(nl_free_after_ms % 1000) * 1000000,
 	};
+	cpu_set_t cpus;
 	int ret;
 
+	/* --free-cpu: the free and the test's thread on two CPUs at once */
+	if (nl_free_cpu >= 0) {
+		CPU_ZERO(&cpus);
+		CPU_SET(nl_free_cpu, &cpus);
+		ret = pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+		if (ret)
+			fprintf(stderr, "npu_launch: --free-cpu %d: %s\n",
+				nl_free_cpu, strerror(ret));
+	}
 	nanosleep(&ts, NULL);
 	ret = r->be->attach();
 	if (!ret)
@@ -486,13 +498,15 @@ static void nl_usage(void)
 {
 	fprintf(stderr,
 		"usage: npu_launch [-b auto|sim|acl] [-d DEV] [-l BYTES] [--acl-lib PATH]\n"
-		"                  [--free-after MS] [--scan BYTE] [--proc PATH] COMMAND\n"
+		"                  [--free-after MS [--free-cpu CPU]] [--scan BYTE] [--proc PATH]\n"
+		"                  COMMAND\n"
 		"Allocates NPU memory on device DEV (default 0) in this process, runs\n"
 		"COMMAND,mem=npu,npu_va=VA,npu_len=LEN through /proc/krping_npu, prints\n"
 		"the test's records and frees the memory.  -l: bytes to allocate\n"
 		"(default: what a client's buffers need; 8 MiB for a server, which\n"
 		"learns the size from its client).  --free-after: free the\n"
-		"memory MS ms into the test, from another thread.  --scan: after\n"
+		"memory MS ms into the test, from another thread (on CPU, with\n"
+		"--free-cpu).  --scan: after\n"
 		"the test, count the region's bytes that hold BYTE (0-255).\n");
 }
 
@@ -506,6 +520,7 @@ int main(int argc, char **argv)
 		{ "free-after", required_argument, NULL, 'f' },
 		{ "proc", required_argument, NULL, 'p' },
 		{ "scan", required_argument, NULL, 's' },
+		{ "free-cpu", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -540,8 +555,19 @@ int main(int argc, char **argv)
 		case 'p':
 			proc = optarg;
 			break;
+		case 'c':
+			nl_free_cpu = strtol(optarg, &end, 10);
+			if (*end || end == optarg || nl_free_cpu < 0 ||
+			    nl_free_cpu >= CPU_SETSIZE) {
+				nl_usage();
+				return 2;
+			}
+			break;
 		case 's':
-			scan = strtol(optarg, &end, 0);
+			/* decimal, or hex with 0x: never octal */
+			scan = strncmp(optarg, "0x", 2) ?
+			       strtol(optarg, &end, 10) :
+			       strtol(optarg + 2, &end, 16);
 			if (*end || end == optarg || scan < 0 || scan > 255) {
 				nl_usage();
 				return 2;

@@ -396,26 +396,34 @@ kp_test launch-server-frees-mid-bw-send t_launch_freed server "bw,send,size=1048
 kp_test launch-client-frees-mid-slat t_launch_freed client "slat,size=1048576,duration=20" rdma
 # NPU memory freed mid-bw, $1 rounds: by the client (its buffer is the
 # WRITEs' source) or by the server (their sink), two rounds each in turn,
-# the two launchers pinned to opposite vCPUs and swapped every round, the
-# free 20-199 ms into the test.  Once a free callback has returned the
-# device may not touch the memory (rxe from 6.4 works in a workqueue,
-# on either vCPU): npu_sim poisons freed HBM (0x6b), so poison read after a
-# client's free shows in the server's buffer (--scan), and a write landing
-# after a server's free shows as other bytes in the freed memory.
+# the freeing launcher's test on one vCPU and its freeing thread alone on
+# the other (--free-cpu; beside a busy-polling test it would wait for the
+# CPU), the other launcher beside the test, swapped every round; the free
+# comes 60-239 ms after the launcher starts
+# (earlier, the client has not connected yet and its server waits out its
+# timeout).  Once a free callback has returned the device may not touch
+# the memory (rxe from 6.4 works in a workqueue, on either vCPU): npu_sim
+# poisons freed HBM (0x6b), so poison read after a client's free shows in
+# the server's buffer (--scan), and a write landing after a server's free
+# shows as other bytes in the freed memory.
 t_race_free_bw() {
 	rounds=$1 r=0 mid=0
 	while [ $r -lt "$rounds" ]; do
 		PORT=$((PORT + 1))
 		base=$(kp_last_id)
-		ms=$((20 + r * 37 % 180))
-		ms_s=$(( (1 + r % 2) )) ms_c=$(( (2 - r % 2) ))	# CPU masks
-		fs= fc=
-		if [ $((r / 2 % 2)) = 0 ]; then fc="--free-after $ms"; who=client; else fs="--free-after $ms"; who=server; fi
-		taskset $ms_s $NL -b sim -l $((4 * M2)) $fs --scan 0x6b "server,addr=$A,port=$PORT" > /tmp/rs.out 2>&1 &
+		ms=$((60 + r * 37 % 180))
+		w=$((r % 2)) f=$((1 - r % 2))	# the freer's test CPU, its free thread's
+		fs="taskset $((1 << w))" fc="taskset $((1 << w))"
+		if [ $((r / 2 % 2)) = 0 ]; then
+			who=client fc="taskset $((1 << w)) $NL --free-after $ms --free-cpu $f" fs="$fs $NL"
+		else
+			who=server fs="taskset $((1 << w)) $NL --free-after $ms --free-cpu $f" fc="$fc $NL"
+		fi
+		$fs -b sim -l $((4 * M2)) --scan 0x6b "server,addr=$A,port=$PORT" > /tmp/rs.out 2>&1 &
 		spid=$!
 		i=0
 		while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-		taskset $ms_c $NL -b sim -l $((4 * M2)) $fc "client,addr=$A,port=$PORT,bw,size=65536,duration=5" > /tmp/rc.out 2>&1
+		$fc -b sim -l $((4 * M2)) "client,addr=$A,port=$PORT,bw,size=65536,duration=5" > /tmp/rc.out 2>&1
 		wait $spid
 		[ $who = client ] && own=/tmp/rc.out || own=/tmp/rs.out
 		grep -q "^npu_launch: freed 0x.* after $ms ms: 0\$" $own ||
