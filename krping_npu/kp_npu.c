@@ -196,13 +196,14 @@ static void kp_npu_freed(void *data)
 {
 	struct kp_buf *b = data;
 	struct kp_cb *cb = b->cb;
+	bool qp, reap;
 	int posted = 0;
-	bool reap;
 
 	mutex_lock(&cb->npu_lock);
 	if (!cb->npu_freed)
 		WRITE_ONCE(cb->npu_freed, b);
-	if (cb->qp)
+	qp = cb->qp;	/* none yet, or destroyed: nothing to stop */
+	if (qp)
 		posted = kp_npu_fence_post(cb);
 	reap = posted && cb->npu_releasing;
 	mutex_unlock(&cb->npu_lock);
@@ -212,7 +213,7 @@ static void kp_npu_freed(void *data)
 	else if (posted)
 		wait_event_timeout(cb->wq, !atomic_read(&cb->npu_fence),
 				   msecs_to_jiffies(KP_DRAIN_MS));
-	if (posted != 2 || atomic_read(&cb->npu_fence)) {
+	if (qp && (posted != 2 || atomic_read(&cb->npu_fence))) {
 		kp_err(cb, "NPU memory freed: the device's work on the QP not seen done in %u ms",
 		       KP_DRAIN_MS);
 		synchronize_rcu();

@@ -189,8 +189,9 @@ t_bar_virt_dma() {
 	refused) ;;
 	*) kp_why "npu_bar_virt_dma '$BAR_VIRT'"; return 1 ;;
 	esac
-	out=$(kpwrite "client,addr=$A,port=9,mem=npu,size=4096,count=1,validate")
-	[ "$out" = errno=95 ] || { kp_why "want EOPNOTSUPP, got $out"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,mem=host" "addr=$A,port=$PORT,mem=npu,size=4096,count=1,validate"
+	[ "$CLI" = errno=95 ] || { kp_why "client: want EOPNOTSUPP, got $CLI"; return 1; }
 	n=$(dmesg | grep -c 'rxe0 is a virt-DMA device and this kernel.s RDMA core turns its addresses into struct pages (ib_virt_dma_to_page): NPU memory behind a BAR has none')
 	[ "$n" = 1 ] || { kp_why "$n dmesg lines saying why, want 1"; return 1; }
 	zero "the refusal" && kp_idle "the refusal" || return 1
