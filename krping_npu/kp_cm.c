@@ -384,6 +384,17 @@ static void kp_close_lanes(struct kp_cb *lead)
 	u32 i;
 
 	WRITE_ONCE(lead->lanes_live, false);
+	/*
+	 * From here the CQs are reaped only to drain them, each in turn: a
+	 * free callback of NPU memory reaps its own fence (kp_npu.c).
+	 */
+	for (i = 0; i < lead->nlanes; i++) {
+		struct kp_cb *l = lead->lanes[i];
+
+		mutex_lock(&l->npu_lock);
+		l->npu_teardown = true;
+		mutex_unlock(&l->npu_lock);
+	}
 	for (i = lead->nlanes; i-- > 0;) {
 		struct kp_cb *l = lead->lanes[i];
 		struct rdma_cm_id *id = l->child_id ?: l->cm_id;

@@ -109,24 +109,31 @@ int kp_npu_fence_take(struct kp_cb *cb, struct ib_wc *wc, int n)
 }
 
 /*
- * Reap the fence markers from the CQ here, the rest going unread: for
- * when the writer, which reaps the CQ, is inside kp_npu_buf_free() (the
- * test is over: its memory was freed).  Bounded.
+ * Reap the fence markers from the CQ here: for when the writer, which
+ * reaps the CQ, is inside kp_npu_buf_free() or tearing the test down (the
+ * test is over: its memory was freed).  The rest goes unread, but for
+ * kp_drain()'s markers, which are noted for it.  Bounded.
  */
 static void kp_npu_fence_reap(struct kp_cb *cb)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(KP_DRAIN_MS);
 	struct ib_wc wc[8];
-	int n;
+	int n, i;
 
 	while (atomic_read(&cb->npu_fence) && time_before(jiffies, deadline)) {
 		local_bh_disable();
 		n = ib_poll_cq(cb->cq, ARRAY_SIZE(wc), wc);
 		local_bh_enable();
-		if (n > 0)
-			kp_npu_fence_take(cb, wc, n);
-		else
+		if (n <= 0) {
 			usleep_range(50, 200);
+			continue;
+		}
+		n = kp_npu_fence_take(cb, wc, n);
+		for (i = 0; i < n; i++)
+			if (wc[i].wr_id == KP_WR_DRAIN_SQ ||
+			    wc[i].wr_id == KP_WR_DRAIN_RQ)
+				set_bit(wc[i].wr_id == KP_WR_DRAIN_RQ,
+					&cb->drain_reaped);
 	}
 }
 
@@ -185,9 +192,9 @@ static int kp_npu_fence_post(struct kp_cb *cb)
  * further request of it, and the fence's markers complete once the
  * device is done with everything before them.  The writer reaps them (it
  * is woken to kp_npu_check(), ends the test and drains the QP), or, when
- * it is releasing NPU memory itself and so not polling, this callback
- * does.  Where the fence cannot be confirmed, an RCU grace period waits
- * out what runs in softirq or tasklets (rxe to 6.3), and it is said.  A
+ * it is releasing NPU memory itself or tearing the test down and so not
+ * polling, this callback does.  An RCU grace period then waits out what
+ * rxe runs in softirq or tasklets (to 6.3).  A
  * DMA device's mappings are torn down by npu_peer_mem right after this
  * returns, before the HAL is given the memory back.  The writer's CPU
  * copies are excluded by npu_lock and refused from here on.
@@ -205,7 +212,7 @@ static void kp_npu_freed(void *data)
 	qp = cb->qp;	/* none yet, or destroyed: nothing to stop */
 	if (qp)
 		posted = kp_npu_fence_post(cb);
-	reap = posted && cb->npu_releasing;
+	reap = posted && (cb->npu_releasing || cb->npu_teardown);
 	mutex_unlock(&cb->npu_lock);
 	wake_up_all(&cb->wq);
 	if (reap)
@@ -213,11 +220,18 @@ static void kp_npu_freed(void *data)
 	else if (posted)
 		wait_event_timeout(cb->wq, !atomic_read(&cb->npu_fence),
 				   msecs_to_jiffies(KP_DRAIN_MS));
-	if (qp && (posted != 2 || atomic_read(&cb->npu_fence))) {
+	if (qp && (posted != 2 || atomic_read(&cb->npu_fence)))
 		kp_err(cb, "NPU memory freed: the device's work on the QP not seen done in %u ms",
 		       KP_DRAIN_MS);
+	/*
+	 * A marker is flushed by whoever completes its queue: rxe's
+	 * completer, for the send queue, is a task of its own beside the
+	 * requester until they were merged into one send task (6.12 has
+	 * rxe_sender), and through 6.3 both run in tasklets or inline in
+	 * softirq, which an RCU grace period waits out.
+	 */
+	if (qp)
 		synchronize_rcu();
-	}
 	kp_err(cb, "NPU buffer %s at 0x%llx freed under the test: stopped its DMA",
 	       kp_npu_buf_name(cb, b), b->npu_va);
 }

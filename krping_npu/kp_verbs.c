@@ -200,6 +200,11 @@ static void kp_drain(struct kp_cb *cb)
 			else if (wc[i].wr_id == KP_WR_DRAIN_RQ)
 				rq = false;
 		}
+		/* ... or a free callback reaping its fence took them */
+		if (test_and_clear_bit(0, &cb->drain_reaped))
+			sq = false;
+		if (test_and_clear_bit(1, &cb->drain_reaped))
+			rq = false;
 		if (n > 0)
 			continue;
 		if (time_after(jiffies, deadline)) {

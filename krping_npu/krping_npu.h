@@ -332,6 +332,8 @@ struct kp_cb {
 	struct kp_buf *npu_freed;	/* whose NPU memory was freed under us */
 	atomic_t npu_fence;	/* a free callback's markers not yet reaped */
 	bool npu_releasing;	/* the writer is in kp_npu_buf_free(), not polling */
+	bool npu_teardown;	/* the writer polls no more but to drain */
+	unsigned long drain_reaped;	/* kp_drain()'s markers a callback reaped */
 	/*
 	 * A free callback of NPU memory against what touches the memory or
 	 * the QP meanwhile: CPU copies into and out of it, the QP's creation
@@ -424,8 +426,9 @@ int kp_buf_to_cpu(struct kp_cb *cb, struct kp_buf *b, u32 len);
  * NPU memory behind a BAR (no struct page) on a virt-DMA device: handed
  * over as a memremap() of it, which rxe copies through, or refused where
  * the RDMA core turns a virt-DMA device's addresses into struct pages
- * (ib_virt_dma_to_page(): rxe and siw from 6.4), which a BAR's mapping
- * would give a wrong one of.
+ * (ib_virt_dma_to_page(), 6.4 on), which a BAR's mapping would give a
+ * wrong one of.  rxe of 6.3 alone already did so (virt_to_page()) without
+ * the helper: no header shows it, and it is not caught.
  */
 #ifdef KP_HAVE_IB_VIRT_DMA_TO_PAGE
 #define KP_NPU_BAR_VIRT_DMA	"refused"

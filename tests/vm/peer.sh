@@ -195,9 +195,12 @@ t_bar_virt_dma() {
 	n=$(dmesg | grep -c 'rxe0 is a virt-DMA device and this kernel.s RDMA core turns its addresses into struct pages (ib_virt_dma_to_page): NPU memory behind a BAR has none')
 	[ "$n" = 1 ] || { kp_why "$n dmesg lines saying why, want 1"; return 1; }
 	zero "the refusal" && kp_idle "the refusal" || return 1
+	# npu_sim again, RAM-backed, under npu_peer_mem and hal_contract
 	NPU_SIM_ARGS=backing=ram DATA=ram
-	rmmod npu_peer_mem && kp_sim_reload backing=ram && kp_peer_load ||
+	rmmod npu_peer_mem && rmmod hal_contract && kp_sim_reload backing=ram &&
+		insmod $KP/hal_contract.ko && kp_peer_load ||
 		{ kp_why "reloading npu_sim with backing=ram"; return 1; }
+	R0=$(st refused) T0=$(st hal_tables)
 	t_backing ram 0
 }
 kp_test npu-bar-virt-dma-$BAR_VIRT t_bar_virt_dma
