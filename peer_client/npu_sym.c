@@ -50,11 +50,11 @@ static void npu_sym_note(const char *name, unsigned long addr)
 	}
 }
 
-/* The entry of kallsyms_lookup_name(), or 0. */
+/* The entry of kallsyms_lookup_name(), or 0.  Under npu_sym_lock. */
 static unsigned long npu_sym_lookup_entry(void)
 {
 	struct kprobe kp = { .symbol_name = NPU_SYM_LOOKUP };
-	char buf[KSYM_SYMBOL_LEN];
+	static char buf[KSYM_SYMBOL_LEN];	/* ~660 bytes: not on the stack */
 	unsigned long addr, off;
 	size_t len = strlen(NPU_SYM_LOOKUP);
 	int ret;
