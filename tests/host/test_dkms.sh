@@ -20,9 +20,9 @@ cleanup() {
 trap cleanup EXIT
 $S mkdir -p "$src"
 if git rev-parse --git-dir >/dev/null 2>&1; then
-	git ls-files --cached --others --exclude-standard Makefile Kbuild dkms.conf krping_npu peer_client proc scripts/rdma-stack scripts/kver scripts/conftest | $S cpio -pdm --quiet "$src"
+	git ls-files --cached --others --exclude-standard Makefile Kbuild dkms.conf krping_npu peer_client proc scripts/rdma-stack scripts/kver scripts/conftest scripts/kcc | $S cpio -pdm --quiet "$src"
 else
-	$S cp -r --parents Makefile Kbuild dkms.conf krping_npu peer_client proc scripts/rdma-stack scripts/kver scripts/conftest "$src/"
+	$S cp -r --parents Makefile Kbuild dkms.conf krping_npu peer_client proc scripts/rdma-stack scripts/kver scripts/conftest scripts/kcc "$src/"
 fi
 $S sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" "$src/dkms.conf"
 

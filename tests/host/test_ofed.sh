@@ -18,7 +18,7 @@ ko() { echo "FAIL ofed-$1: $2"; }
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 mkdir -p "$t/src"
-git ls-files --cached --others --exclude-standard Makefile Kbuild krping_npu peer_client proc scripts/kver scripts/rdma-stack scripts/conftest |
+git ls-files --cached --others --exclude-standard Makefile Kbuild krping_npu peer_client proc scripts/kver scripts/rdma-stack scripts/conftest scripts/kcc |
 	cpio -pdm --quiet "$t/src"
 
 fake=$t/ofa/default
