@@ -179,18 +179,25 @@ static void npu_put_table(struct npu_ctx *ctx)
 }
 
 /*
- * The HAL takes page-aligned ranges only, in the table's page size, which
- * is known once it answers: huge (2 MiB) for giant-page memory, else the
- * small page.  Ask for the range aligned to 2 MiB; where that is not the
- * caller's memory, for the range aligned to PAGE_SIZE.
+ * The HAL takes ranges aligned to the page size of the memory behind them,
+ * which is known only once it answers: the small page (4 KiB, or the
+ * kernel's page) or the huge page (2 MiB, or the kernel's PMD).  Ask for
+ * the registration's span aligned to each in turn, smallest first: an
+ * alignment below the memory's page size is refused with -EINVAL, and the
+ * first one taken pins only the HAL pages the registration lies in, never
+ * a neighbouring allocation's.  Any other error is the HAL's answer.
  */
 static int npu_hal_get(struct npu_ctx *ctx, u64 *va, u64 *len,
 		       struct p2p_page_table **t)
 {
-	static const u64 aligns[] = { SZ_2M, PAGE_SIZE };
+	static const u64 aligns[] = { SZ_4K, PAGE_SIZE, SZ_2M, PMD_SIZE };
+	u64 tried = 0;
 	int i, ret = -EINVAL;
 
 	for (i = 0; i < ARRAY_SIZE(aligns) && ret == -EINVAL; i++) {
+		if (aligns[i] <= tried)
+			continue;
+		tried = aligns[i];
 		*va = ALIGN_DOWN(ctx->va, aligns[i]);
 		*len = ALIGN(ctx->va + ctx->size, aligns[i]) - *va;
 		ret = npu_prov->get_pages(*va, *len, npu_free_cb, ctx, t);
@@ -318,7 +325,8 @@ static int npu_dma_map(struct sg_table *sg_head, void *client_context,
 			}
 		} else if (ctx->ram) {
 			dma = dma_map_page(dma_device, pfn_to_page(PHYS_PFN(pa)),
-					   0, t->page_size, DMA_BIDIRECTIONAL);
+					   offset_in_page(pa), t->page_size,
+					   DMA_BIDIRECTIONAL);
 			if (dma_mapping_error(dma_device, dma)) {
 				ret = -ENOMEM;
 				goto unwind;

@@ -14,7 +14,9 @@
  * it enforces, so that breaking one fails a test:
  *  - memory belongs to a process: get_pages from any other process finds
  *    no such address, as the driver looks it up in current->tgid's space;
- *  - va and len page aligned, a free callback given;
+ *  - va and len page aligned, a free callback given (else -EINVAL);
+ *  - va in the caller's memory (else -EINVAL: not found), and the range
+ *    within that allocation (else -EFAULT), never beyond it;
  *  - a table lives from get_pages to its put_pages, also after its memory
  *    was freed; put_pages waits for a free callback running on its table,
  *    so called from inside one it would deadlock: refused with a WARN;
@@ -254,11 +256,17 @@ int hal_kernel_p2p_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
 	if (!t)
 		return -ENOMEM;
 	mutex_lock(&sim_lock);
-	a = sim_find(va, len);
+	a = sim_find(va, 1);
 	if (!a || a->tgid != current->tgid) {
 		/* looked up in the caller's address space: not there */
 		atomic_inc(&sim_stats.refused);
 		ret = -EINVAL;
+		goto out;
+	}
+	if (len > a->size - (va - a->va)) {
+		/* runs past the end of the caller's memory */
+		atomic_inc(&sim_stats.refused);
+		ret = -EFAULT;
 		goto out;
 	}
 	first = (va - a->va) / sim_page_size;

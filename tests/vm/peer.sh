@@ -101,6 +101,13 @@ t_hc_rules() {
 	[ "$(st refused)" = $((R0 + 6)) ] || { kp_why "refused $(st refused), want $((R0 + 6))"; return 1; }
 }
 kp_test hal-contract-rules t_hc_rules
+# a range that starts in the caller's memory and runs past its end: EFAULT
+t_hc_past_end() {
+	hc "alloc 0 $M2;get 0 $((2 * M2));free" &&
+	hc_want "alloc ret=0" "get ret=-14" "free ret=0" || return 1
+	[ "$(st refused)" = $((R0 + 7)) ] || { kp_why "refused $(st refused), want $((R0 + 7))"; return 1; }
+}
+kp_test hal-contract-past-end t_hc_past_end
 # put_pages from inside the free callback deadlocks on the driver: the
 # emulated NPU refuses it with EDEADLK and a WARN; the put after it works
 t_hc_put_in_cb() {
@@ -640,12 +647,24 @@ t_realdma() {
 		ctl $core "reg ${va#0x} 65536" || { kp_why "alloc/reg"; return 1; }
 	[ "$(cst $core last_page_size)" = 4096 ] && [ "$(cst $core last_nmap)" = 16 ] ||
 		{ kp_why "page size $(cst $core last_page_size) nmap $(cst $core last_nmap)"; return 1; }
+	# the HAL was asked for the registration's span in its own pages
+	[ "$(st pinned_pages)" = 16 ] && [ "$(st hal_pages)" = 16 ] ||
+		{ kp_why "pinned $(st pinned_pages), HAL pages $(st hal_pages), want 16"; return 1; }
 	ctl $core "dereg $(cst $core last_id)" && ctl $core "cycles 200 ${va#0x} 65536" &&
 		ctl $core "free ${va#0x}" || { kp_why "cycles"; return 1; }
 	zero "real DMA cycles"
 }
 kp_test realdma-4k-pages t_realdma
 kp_test realdma-rmmod t_core_rmmod mofed_core_sim
+
+# krping_npu over NPU memory in 4 KiB HAL pages (the launcher's matrix)
+t_sim_4k() {
+	kp_sim_reload page_size=4096 hbm_mb=16 $NPU_SIM_ARGS && kp_peer_load ||
+		{ kp_why "npu_sim page_size=4096"; return 1; }
+	[ "$(st page_size)" = 4096 ] || { kp_why "npu_sim page_size $(st page_size)"; return 1; }
+}
+kp_test npu-sim-4k-pages t_sim_4k
+launch_matrix 4k-$DATA
 
 t_end() {
 	rmmod krping_npu || { kp_why "rmmod krping_npu"; return 1; }
