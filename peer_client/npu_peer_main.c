@@ -25,7 +25,6 @@ MODULE_PARM_DESC(abi, "peer-memory layout: auto, mofed (136 B) or yunscale (152 
 static bool abi_stubs;
 module_param(abi_stubs, bool, 0444);
 MODULE_PARM_DESC(abi_stubs, "yunscale: stubs returning NULL instead of NULL pointers");
-struct npu_peer_stats npu_stats;
 
 typedef void *(*register_peer_t)(const void *client,
 				 invalidate_peer_memory *invalidate);

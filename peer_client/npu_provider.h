@@ -33,7 +33,7 @@ struct npu_provider {
 int npu_hal_bind(struct npu_provider **out, const char **owner);
 void npu_hal_unbind(void);
 
-/* counters, read through debugfs (npu_peer_main.c) */
+/* npu_stats.c: counters, shown in debugfs by npu_peer_main.c */
 struct npu_peer_stats {
 	atomic_t pinned_pages;	/* pages held by get_pages */
 	atomic_t mappings;	/* live dma_map()s */
