@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * npu_sim_pool.c - the emulated NPU's HBM: per device, page_size pages
+ * (4 KiB or 2 MiB) behind their own NPU virtual address range, in RAM
+ * allocated at load or in a PCI BAR (npu_sim_bar.c); allocations on it,
+ * and copies between it and host memory.
+ *
+ * Ownership, the one rule every file follows:
+ *  - an allocation belongs to one process, the tgid that asked for it.
+ *    The HAL finds it only for that process (the driver looks a va up in
+ *    current->tgid's space); for any other it does not exist;
+ *  - an allocation made through an open /dev/npu_simN is held by that
+ *    file as well: only that file copies to it, from it, or frees it, and
+ *    it is freed when the file goes (close, exit, kill).  One the rig's
+ *    kernel code made (npu_sim.h's alloc) has no file: freed by its va;
+ *  - freeing runs the free callbacks of its tables before the memory is
+ *    poisoned and reused; the tables stay until their put_pages.
+ * sim_lock guards the list of allocations, each device's page map and
+ * every table's list membership.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/io.h>
+#include <linux/gfp.h>
+#include <linux/bitmap.h>
+#include <linux/sizes.h>
+#include <linux/sched.h>
+
+#include "npu_sim.h"
+#include "npu_sim_pool.h"
+
+unsigned int npu_devs = 1;
+module_param(npu_devs, uint, 0444);
+MODULE_PARM_DESC(npu_devs, "number of NPU devices (1..16)");
+unsigned long hbm_mb = 64;
+module_param(hbm_mb, ulong, 0444);
+MODULE_PARM_DESC(hbm_mb, "HBM per device in MiB, allocated at load");
+unsigned long sim_page_size = SZ_2M;
+module_param_named(page_size, sim_page_size, ulong, 0444);
+MODULE_PARM_DESC(page_size, "NPU page size: 4096 or 2097152");
+
+struct sim_stats sim_stats;
+DEFINE_MUTEX(sim_lock);
+LIST_HEAD(sim_allocs);
+LIST_HEAD(sim_freed);
+DECLARE_WAIT_QUEUE_HEAD(sim_cb_wq);
+struct sim_dev sim_devs[SIM_MAX_DEVS];
+static unsigned int sim_order;
+
+static u64 sim_dev_base(unsigned int dev)
+{
+	return SIM_VA_BASE + ((u64)dev << SIM_VA_SHIFT);
+}
+
+/* Page @i of a device's HBM: its physical address, and the CPU's view. */
+u64 sim_dev_pa(struct sim_dev *sd, unsigned long i)
+{
+	return sd->bar ? sd->bar_pa + (u64)i * sim_page_size :
+	       page_to_phys(sd->hbm[i]);
+}
+
+static void *sim_dev_kva(struct sim_dev *sd, unsigned long i)
+{
+	return sd->bar ? sd->bar + i * sim_page_size : page_address(sd->hbm[i]);
+}
+
+static void *sim_page_addr(struct sim_alloc *a, unsigned long pg)
+{
+	return sim_dev_kva(&sim_devs[a->dev], a->first + pg);
+}
+
+/* The allocation holding [va, va + len), under sim_lock. */
+struct sim_alloc *sim_find(u64 va, u64 len)
+{
+	struct sim_alloc *a;
+
+	list_for_each_entry(a, &sim_allocs, node)
+		if (va >= a->va && len <= a->size && va - a->va <= a->size - len)
+			return a;
+	return NULL;
+}
+
+u64 sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
+		  const void *file)
+{
+	struct sim_alloc *a;
+	unsigned long first;
+	u64 va = 0;
+
+	if (dev >= npu_devs || !size || size > sim_devs[dev].npages * sim_page_size)
+		return 0;
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return 0;
+	a->npages = DIV_ROUND_UP(size, sim_page_size);
+	a->size = (u64)a->npages * sim_page_size;
+	a->dev = dev;
+	a->tgid = tgid;
+	a->file = file;
+	INIT_LIST_HEAD(&a->tables);
+
+	mutex_lock(&sim_lock);
+	first = bitmap_find_next_zero_area(sim_devs[dev].map,
+					   sim_devs[dev].npages, 0, a->npages, 0);
+	if (first < sim_devs[dev].npages) {
+		bitmap_set(sim_devs[dev].map, first, a->npages);
+		a->first = first;
+		a->va = sim_dev_base(dev) + (u64)first * sim_page_size;
+		list_add(&a->node, &sim_allocs);
+		atomic_inc(&sim_stats.allocs);
+		va = a->va;
+	}
+	mutex_unlock(&sim_lock);
+	if (!va)
+		kfree(a);
+	return va;
+}
+
+/*
+ * Free an allocation.  Each table still out on it is detached under the
+ * lock, then told through its free callback outside it (a callback may
+ * reach back into the RDMA core and from there into the peer client);
+ * the table itself stays until its put_pages.  When the callbacks have
+ * returned the memory is nobody's: poisoned, and free for the next.
+ */
+int sim_free_for(u64 va, const void *file, bool any)
+{
+	struct sim_table *t;
+	struct sim_alloc *a;
+	unsigned long i;
+	LIST_HEAD(gone);
+
+	mutex_lock(&sim_lock);
+	a = sim_find(va, 1);
+	if (!a || a->va != va || (!any && a->file != file)) {
+		mutex_unlock(&sim_lock);
+		return -ENOENT;
+	}
+	list_del(&a->node);		/* no new get_pages from here */
+	list_splice_init(&a->tables, &gone);
+	list_for_each_entry(t, &gone, node)
+		WRITE_ONCE(t->cb_task, current);	/* put_pages waits from here */
+	mutex_unlock(&sim_lock);
+
+	while (!list_empty(&gone)) {
+		t = list_first_entry(&gone, struct sim_table, node);
+		t->free_cb(t->data);
+		mutex_lock(&sim_lock);
+		list_move_tail(&t->node, &sim_freed);
+		t->freed = true;
+		atomic_inc(&sim_stats.freed_unput);
+		WRITE_ONCE(t->cb_task, NULL);
+		mutex_unlock(&sim_lock);
+		wake_up_all(&sim_cb_wq);
+	}
+
+	for (i = 0; i < a->npages; i++)
+		memset(sim_page_addr(a, i), SIM_POISON, sim_page_size);
+	mutex_lock(&sim_lock);
+	bitmap_clear(sim_devs[a->dev].map, a->first, a->npages);
+	mutex_unlock(&sim_lock);
+	kfree(a);
+	atomic_dec(&sim_stats.allocs);
+	return 0;
+}
+
+/* The rig's kernel allocator: memory for process @tgid, no file. */
+static u64 sim_alloc(unsigned int dev, size_t size, pid_t tgid)
+{
+	return sim_alloc_for(dev, size, tgid, NULL);
+}
+
+static int sim_free(u64 va)
+{
+	return sim_free_for(va, NULL, false);
+}
+
+/* The va of one allocation held by @file, or 0 when it holds none. */
+u64 sim_file_any(const void *file)
+{
+	struct sim_alloc *a;
+	u64 va = 0;
+
+	mutex_lock(&sim_lock);
+	list_for_each_entry(a, &sim_allocs, node)
+		if (a->file == file) {
+			va = a->va;
+			break;
+		}
+	mutex_unlock(&sim_lock);
+	return va;
+}
+
+/* Copy between host memory and NPU memory; @to_npu picks the direction. */
+int sim_copy(u64 va, void *host, size_t len, bool to_npu)
+{
+	struct sim_alloc *a;
+	int ret = 0;
+
+	mutex_lock(&sim_lock);
+	a = sim_find(va, len);
+	if (!a) {
+		ret = -EFAULT;
+		goto out;
+	}
+	while (len) {
+		u64 off = va - a->va;
+		size_t in = off % sim_page_size;
+		size_t n = min_t(size_t, len, sim_page_size - in);
+		void *npu = sim_page_addr(a, off / sim_page_size) + in;
+
+		if (to_npu)
+			memcpy(npu, host, n);
+		else
+			memcpy(host, npu, n);
+		host += n;
+		va += n;
+		len -= n;
+	}
+out:
+	mutex_unlock(&sim_lock);
+	return ret;
+}
+
+static int sim_copy_to(u64 va, const void *src, size_t len)
+{
+	return sim_copy(va, (void *)src, len, true);
+}
+
+static int sim_copy_from(void *dst, u64 va, size_t len)
+{
+	return sim_copy(va, dst, len, false);
+}
+
+static struct npu_sim_ops sim_ops = {
+	.alloc = sim_alloc,
+	.free = sim_free,
+	.copy_to = sim_copy_to,
+	.copy_from = sim_copy_from,
+};
+
+const struct npu_sim_ops *npu_sim_get_ops(void)
+{
+	return &sim_ops;
+}
+EXPORT_SYMBOL_GPL(npu_sim_get_ops);
+
+static void sim_free_hbm(void)
+{
+	unsigned long i;
+	unsigned int d;
+
+	for (d = 0; d < SIM_MAX_DEVS; d++) {
+		struct sim_dev *sd = &sim_devs[d];
+
+		for (i = 0; sd->hbm && i < sd->npages; i++)
+			if (sd->hbm[i])
+				__free_pages(sd->hbm[i], sim_order);
+		kvfree(sd->hbm);
+		bitmap_free(sd->map);
+		if (sd->bar)
+			memunmap(sd->bar);
+		sd->hbm = NULL;
+		sd->map = NULL;
+		sd->bar = NULL;
+	}
+}
+
+int sim_take_ram(struct sim_dev *sd)
+{
+	unsigned long i;
+
+	sd->npages = (hbm_mb << 20) / sim_page_size;
+	sd->hbm = kvcalloc(sd->npages, sizeof(*sd->hbm), GFP_KERNEL);
+	if (!sd->hbm)
+		return -ENOMEM;
+	for (i = 0; i < sd->npages; i++) {
+		sd->hbm[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN,
+					 sim_order);
+		if (!sd->hbm[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* @sd's HBM taken (RAM or a BAR): its page map, every page free. */
+int sim_dev_ready(struct sim_dev *sd)
+{
+	sd->map = bitmap_zalloc(sd->npages, GFP_KERNEL);
+	return sd->map ? 0 : -ENOMEM;
+}
+
+/* Check the parameters; the devices' HBM is taken by main afterwards. */
+int sim_pool_init(void)
+{
+	if (!npu_devs || npu_devs > SIM_MAX_DEVS) {
+		pr_err("npu_sim: npu_devs must be 1..%d\n", SIM_MAX_DEVS);
+		return -EINVAL;
+	}
+	if (sim_page_size != SZ_4K && sim_page_size != SZ_2M) {
+		pr_err("npu_sim: page_size must be 4096 or 2097152\n");
+		return -EINVAL;
+	}
+	if (!hbm_mb || (hbm_mb << 20) < sim_page_size ||
+	    hbm_mb > (1ul << (SIM_VA_SHIFT - 20))) {
+		pr_err("npu_sim: hbm_mb must be 1..%lu and hold a page\n",
+		       1ul << (SIM_VA_SHIFT - 20));
+		return -EINVAL;
+	}
+	sim_order = get_order(sim_page_size);
+	sim_ops.ndevs = npu_devs;
+	sim_ops.page_size = sim_page_size;
+	return 0;
+}
+
+/* Free every allocation (callbacks first), then the HBM. */
+void sim_pool_exit(void)
+{
+	struct sim_alloc *a, *tmp;
+
+	list_for_each_entry_safe(a, tmp, &sim_allocs, node)
+		sim_free_for(a->va, NULL, true);
+	sim_free_hbm();
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * npu_sim_pool.h - inside npu_sim.ko: the HBM pool (npu_sim_pool.c) as the
+ * module's other files use it.  The files and what each does:
+ *   npu_sim_pool.c  devices' HBM, allocations and their owners, copies,
+ *                   the runtime's allocator for the rig (npu_sim.h)
+ *   npu_sim_hal.c   the exported Ascend HAL: page tables on allocations
+ *   npu_sim_dev.c   /dev/npu_simN, the runtime's face to processes
+ *   npu_sim_bar.c   qemu ivshmem devices whose BAR is the HBM
+ *   npu_sim_main.c  load, unload, debugfs
+ * Each calls the pool and nothing else; main calls all of them.
+ */
+#ifndef NPU_SIM_POOL_H
+#define NPU_SIM_POOL_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/atomic.h>
+
+#include "ascend_hal_abi.h"
+
+#define SIM_VA_BASE	0x100000000000ull	/* 16 TiB */
+#define SIM_VA_SHIFT	36			/* 64 GiB window per device */
+#define SIM_MAX_DEVS	16
+#define SIM_POISON	0x6b
+
+struct pci_dev;
+
+struct sim_dev {
+	unsigned long *map;	/* one bit a page of HBM */
+	struct page **hbm;	/* RAM: the pages, each of sim_page_size */
+	phys_addr_t bar_pa;
+	void *bar;		/* the BAR, memremap()ed write-combined */
+	unsigned long npages;
+};
+
+struct sim_alloc {
+	struct list_head node;
+	u64 va;
+	u64 size;		/* whole pages */
+	unsigned long first;	/* first page in the device's map */
+	unsigned long npages;
+	unsigned int dev;
+	pid_t tgid;		/* the owning process */
+	const void *file;	/* the /dev/npu_simN file it came from, or NULL */
+	struct list_head tables;
+};
+
+struct sim_table {
+	struct p2p_page_table pt;
+	struct list_head node;		/* its allocation's tables, or sim_freed */
+	p2p_free_callback free_cb;
+	void *data;
+	struct task_struct *cb_task;	/* running free_cb, or NULL */
+	bool freed;			/* on sim_freed */
+};
+
+struct sim_stats {
+	atomic_t allocs;
+	atomic_t tables;
+	atomic_t pinned_pages;
+	atomic_t freed_unput;		/* tables out on freed memory */
+	atomic_t refused;		/* get_pages against the rules */
+	atomic_t put_in_callback;	/* put_pages from inside a callback */
+};
+
+/* the module's parameters (npu_sim_pool.c) */
+extern unsigned int npu_devs;
+extern unsigned long hbm_mb;
+extern unsigned long sim_page_size;
+
+extern struct sim_stats sim_stats;
+extern struct mutex sim_lock;		/* sim_allocs, device maps, tables */
+extern struct list_head sim_allocs;
+extern struct list_head sim_freed;	/* tables whose memory was freed */
+extern wait_queue_head_t sim_cb_wq;	/* a free_cb returned */
+extern struct sim_dev sim_devs[SIM_MAX_DEVS];
+
+u64 sim_dev_pa(struct sim_dev *sd, unsigned long i);
+struct sim_alloc *sim_find(u64 va, u64 len);
+u64 sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
+		  const void *file);
+int sim_free_for(u64 va, const void *file, bool any);
+u64 sim_file_any(const void *file);
+int sim_copy(u64 va, void *host, size_t len, bool to_npu);
+int sim_take_ram(struct sim_dev *sd);
+int sim_dev_ready(struct sim_dev *sd);
+int sim_pool_init(void);
+void sim_pool_exit(void);
+
+/* npu_sim_hal.c */
+unsigned int sim_hal_drop_freed(void);
+
+/* npu_sim_dev.c */
+int sim_misc_add(void);
+void sim_misc_remove(void);
+
+/* npu_sim_bar.c */
+extern char *backing;
+int sim_bar_register(void);
+void sim_bar_unregister(void);
+unsigned int sim_bar_count(void);
+int sim_take_bar(struct sim_dev *sd, unsigned int i);
+
+#endif /* NPU_SIM_POOL_H */
