@@ -2,6 +2,7 @@
 #
 #   make            build the modules against KDIR
 #   make unit       userspace unit tests of proc/ (seconds)
+#   make docs       the option tables of README.md and docs/grammar.md
 #   make test       everything: unit tests, build checks, the VM suites on
 #                   Debian 12's kernel and on every kernel of the matrix
 #                   (integration, peer, defects there; about 45 minutes)
@@ -49,7 +50,7 @@ UNIT_TESTS := tests/unit/test_opts tests/unit/test_report tests/unit/test_layout
 UNIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O1 -g \
 	       -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all modules stack-check test-modules clean unit test test-debug test-arm64 test-matrix test-mesh demo bench setup check
+.PHONY: all modules stack-check test-modules clean unit docs test test-debug test-arm64 test-matrix test-mesh demo bench setup check
 
 all: modules
 
@@ -94,6 +95,10 @@ tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h peer_client/peer_mem_abi.
 
 unit: $(addsuffix .bin,$(UNIT_TESTS))
 	@scripts/run-unit $^
+
+# the option tables of README.md and docs/grammar.md, from proc/kp_opts.c
+docs:
+	scripts/docs
 
 setup:
 	scripts/setup

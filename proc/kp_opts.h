@@ -172,7 +172,11 @@ const char *kp_mem_name(enum kp_mem mem);
 /* Format @a as text ("192.0.2.1", "fe80::1%eth0") into @buf. */
 int kp_addr_format(const struct kp_addr *a, char *buf, size_t len);
 
-/* Write the option reference, one line an option, into @buf. */
+/*
+ * Write the option reference into @buf, one line an option, three fields
+ * apart by tabs: the option with the values it takes ("port=1..65535"),
+ * where it applies ("client, bw", or empty) and what it does.
+ */
 int kp_opts_help(char *buf, size_t len);
 
 #endif /* KP_OPTS_H */
