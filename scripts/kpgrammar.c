@@ -32,9 +32,10 @@ int main(void)
 	printf("| option | applies to | meaning |\n|---|---|---|\n");
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char *where = strchr(line, '\t'), *help;
+		char *where = strchr(line, '\t');
+		char *help = where ? strchr(where + 1, '\t') : NULL;
 
-		if (!where || !(help = strchr(where + 1, '\t'))) {
+		if (!help) {
 			fprintf(stderr, "kpgrammar: bad line '%s'\n", line);
 			return 1;
 		}
