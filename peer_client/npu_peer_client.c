@@ -179,13 +179,15 @@ static void npu_put_table(struct npu_ctx *ctx)
 }
 
 /*
- * The HAL takes ranges aligned to the page size of the memory behind them,
- * which is known only once it answers: the small page (4 KiB, or the
- * kernel's page) or the huge page (2 MiB, or the kernel's PMD).  Ask for
- * the registration's span aligned to each in turn, smallest first: an
- * alignment below the memory's page size is refused with -EINVAL, and the
- * first one taken pins only the HAL pages the registration lies in, never
- * a neighbouring allocation's.  Any other error is the HAL's answer.
+ * The HAL takes a range whose start is aligned to the page size of the
+ * memory behind it, which is known only once it answers: the device's
+ * small page (4 KiB, or the kernel's page) or its huge page (2 MiB, or the
+ * kernel's PMD, HPAGE_SIZE).  Ask for the registration's span aligned to
+ * each in turn, smallest first: the Ascend driver refuses a start below
+ * the memory's page size with -EOPNOTSUPP ("Va is not aligned", one error
+ * line in its log), a stricter HAL with -EINVAL; the first alignment taken
+ * pins only the HAL pages the registration lies in, never a neighbouring
+ * allocation's.  Any other error is the HAL's answer.
  */
 static int npu_hal_get(struct npu_ctx *ctx, u64 *va, u64 *len,
 		       struct p2p_page_table **t)
@@ -194,13 +196,15 @@ static int npu_hal_get(struct npu_ctx *ctx, u64 *va, u64 *len,
 	u64 tried = 0;
 	int i, ret = -EINVAL;
 
-	for (i = 0; i < ARRAY_SIZE(aligns) && ret == -EINVAL; i++) {
+	for (i = 0; i < ARRAY_SIZE(aligns); i++) {
 		if (aligns[i] <= tried)
 			continue;
 		tried = aligns[i];
 		*va = ALIGN_DOWN(ctx->va, aligns[i]);
 		*len = ALIGN(ctx->va + ctx->size, aligns[i]) - *va;
 		ret = npu_prov->get_pages(*va, *len, npu_free_cb, ctx, t);
+		if (ret != -EINVAL && ret != -EOPNOTSUPP)
+			break;
 	}
 	return ret;
 }

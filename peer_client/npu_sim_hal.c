@@ -5,7 +5,9 @@
  * its signature, page-table layout (ascend_hal_abi.h) and rules:
  *  - memory belongs to a process: get_pages from any other process finds
  *    no such address, as the driver looks it up in current->tgid's space;
- *  - va and len page aligned, a free callback given (else -EINVAL);
+ *  - a free callback given, len page aligned (else -EINVAL; the driver
+ *    itself rounds len up), va page aligned (else -EOPNOTSUPP, as the
+ *    driver answers a start off the memory's pages);
  *  - va in the caller's memory (else -EINVAL: not found), and the range
  *    within that allocation (else -EFAULT), never beyond it;
  *  - a table lives from get_pages to its put_pages, also after its memory
@@ -28,7 +30,16 @@ int hal_kernel_p2p_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
 	unsigned long first, i;
 	int ret = 0;
 
-	if (!out || !free_cb || !len || (va | len) & (sim_page_size - 1)) {
+	if (!out || !free_cb || !len) {
+		atomic_inc(&sim_stats.refused);
+		return -EINVAL;
+	}
+	if (va & (sim_page_size - 1)) {
+		/* as the Ascend driver: a start off the memory's pages */
+		atomic_inc(&sim_stats.refused);
+		return -EOPNOTSUPP;
+	}
+	if (len & (sim_page_size - 1)) {
 		atomic_inc(&sim_stats.refused);
 		return -EINVAL;
 	}
