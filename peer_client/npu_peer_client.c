@@ -8,6 +8,9 @@
  * dma_unmap(), put_pages() and release() undo exactly that.  Cores differ
  * in order (MOFED 5.5 asks get_page_size() after dma_map(), 4.x-5.4 and
  * xsc before), so every callback depends only on what get_pages() set up.
+ * What a context holds, and whether its memory was freed, is one state
+ * (npu_reg.h) moved under ctx->lock by each callback and the free
+ * callback; a move against the rules is refused with a WARN.
  *
  * A context has two references: the core's (acquire to release) and the
  * page table's (get_pages until the provider has the table back).  MOFED
@@ -37,6 +40,7 @@
 
 #include "npu_provider.h"
 #include "npu_peer_client.h"
+#include "npu_reg.h"
 
 struct npu_ctx {
 	struct kref ref;		/* the core's and the table's */
@@ -56,11 +60,8 @@ struct npu_ctx {
 	unsigned int nents;		/* entries mapped */
 	u64 map_len;			/* bytes each */
 	bool ram;			/* mapped as pages, else as resource */
-	bool pinned;			/* a table is held, put_pages not begun */
-	bool put_begun;
-	bool mapped;			/* dma_map() done, dma_unmap() not yet */
+	enum npu_reg_state state;	/* npu_reg.h: what is held, freed or not */
 	bool dma_live;			/* the entries' DMA mappings exist */
-	bool invalidated;
 	struct task_struct *cb_task;	/* running npu_free_cb(), or NULL */
 	struct work_struct put_work;
 };
@@ -69,6 +70,37 @@ struct npu_provider *npu_prov;
 invalidate_peer_memory npu_core_invalidate;
 void *npu_reg_handle;
 struct workqueue_struct *npu_wq;
+
+/*
+ * May @ctx take @ev now?  0 when it may (npu_reg.h), the rules' refusal
+ * (-EINVAL) as it is, and for a move no caller may make a WARN and
+ * -EPROTO.  Under ctx->lock.
+ */
+static int npu_reg_may(struct npu_ctx *ctx, enum npu_reg_event ev)
+{
+	int next = npu_reg_next(ctx->state, ev);
+
+	lockdep_assert_held(&ctx->lock);
+	if (next == NPU_REG_ILLEGAL) {
+		WARN_ONCE(1, "npu_peer_mem: %s on a registration in state %s: refused\n",
+			  npu_reg_event_name(ev), npu_reg_state_name(ctx->state));
+		return -EPROTO;
+	}
+	return next < 0 ? next : 0;
+}
+
+/* Move @ctx by @ev, as npu_reg_may() allows; @was: the state before. */
+static int npu_reg_move(struct npu_ctx *ctx, enum npu_reg_event ev,
+			enum npu_reg_state *was)
+{
+	int ret = npu_reg_may(ctx, ev);
+
+	if (was)
+		*was = ctx->state;
+	if (!ret)
+		ctx->state = npu_reg_next(ctx->state, ev);
+	return ret;
+}
 
 static void npu_ctx_free(struct kref *ref)
 {
@@ -101,6 +133,7 @@ static int npu_acquire_ctx(unsigned long addr, size_t size, bool via_core,
 		return 0;
 	kref_init(&ctx->ref);
 	spin_lock_init(&ctx->lock);
+	ctx->state = NPU_REG_NEW;
 	INIT_WORK(&ctx->put_work, npu_put_work);
 	ctx->va = addr;
 	ctx->size = size;
@@ -133,7 +166,7 @@ int npu_page_pa(void *client_context, unsigned int i, u64 *pa)
 	int ret = -EINVAL;
 
 	spin_lock(&ctx->lock);
-	if (ctx->pinned && i < ctx->n) {
+	if (npu_reg_holds_table(ctx->state) && i < ctx->n) {
 		*pa = ctx->table->pages_info[ctx->first + i].pa;
 		ret = 0;
 	}
@@ -149,12 +182,10 @@ static void npu_put_table(struct npu_ctx *ctx)
 	bool defer;
 
 	spin_lock(&ctx->lock);
-	if (!ctx->pinned) {
+	if (npu_reg_move(ctx, NPU_EV_PUT, NULL)) {
 		spin_unlock(&ctx->lock);
 		return;
 	}
-	ctx->pinned = false;
-	ctx->put_begun = true;
 	/*
 	 * A core may ask from inside its invalidate, or from a thread the
 	 * callback waits for: defer.  krping_npu asks from its own thread,
@@ -170,7 +201,7 @@ static void npu_put_table(struct npu_ctx *ctx)
 		return;
 	}
 	/*
-	 * A free callback starting now finds put_begun and returns at once,
+	 * A free callback starting now finds NPU_REG_PUT and returns at once,
 	 * so the provider's wait for it is short.
 	 */
 	npu_prov->put_pages(ctx->table);
@@ -219,17 +250,28 @@ static int npu_get_pages(unsigned long addr, size_t size, int write, int force,
 	u64 va, len;
 	int ret;
 
-	if (ctx->table || ctx->put_begun || addr != ctx->va || size != ctx->size)
+	if (addr != ctx->va || size != ctx->size)
 		return -EINVAL;
-	ret = npu_hal_get(ctx, &va, &len, &t);
+	spin_lock(&ctx->lock);
+	ret = npu_reg_move(ctx, NPU_EV_GET, NULL);
+	spin_unlock(&ctx->lock);
 	if (ret)
 		return ret;
-	/* the free callback may already be running: it finds this state */
+	ret = npu_hal_get(ctx, &va, &len, &t);
 	spin_lock(&ctx->lock);
+	if (ret) {
+		npu_reg_move(ctx, NPU_EV_GET_FAILED, NULL);
+		spin_unlock(&ctx->lock);
+		return ret;
+	}
+	/*
+	 * The free callback may have run already (PINNING_FREED): the table
+	 * is held all the same, and dma_map() will refuse.
+	 */
 	kref_get(&ctx->ref);
 	ctx->table = t;
 	ctx->core_context = core_context;
-	ctx->pinned = true;
+	npu_reg_move(ctx, NPU_EV_GOT, NULL);
 	spin_unlock(&ctx->lock);
 	if (!p2p_table_ok(t, va, len)) {
 		pr_err("npu_peer_mem: page table version %u, %llu pages of %llu bytes for 0x%llx: refused\n",
@@ -288,8 +330,11 @@ static int npu_dma_map(struct sg_table *sg_head, void *client_context,
 	unsigned int i;
 	int ret;
 
-	if (!t || ctx->mapped || ctx->dma || READ_ONCE(ctx->invalidated))
-		return -EINVAL;
+	spin_lock(&ctx->lock);
+	ret = npu_reg_may(ctx, NPU_EV_MAP);
+	spin_unlock(&ctx->lock);
+	if (ret)
+		return ret;
 	ctx->dma = kvcalloc(ctx->n, sizeof(*ctx->dma), GFP_KERNEL);
 	if (!ctx->dma)
 		return -ENOMEM;
@@ -354,14 +399,13 @@ static int npu_dma_map(struct sg_table *sg_head, void *client_context,
 	}
 	/* a free callback that ran meanwhile found nothing to unmap */
 	spin_lock(&ctx->lock);
-	if (ctx->invalidated) {
+	ret = npu_reg_move(ctx, NPU_EV_MAP, NULL);
+	if (ret) {
 		spin_unlock(&ctx->lock);
-		ret = -EINVAL;
 		goto unwind;
 	}
 	ctx->sgt = sg_head;
 	ctx->nents = ctx->n;
-	ctx->mapped = true;
 	ctx->dma_live = true;
 	spin_unlock(&ctx->lock);
 	atomic_inc(&npu_stats.mappings);
@@ -381,14 +425,16 @@ static int npu_dma_unmap(struct sg_table *sg_head, void *client_context,
 			 struct device *dma_device)
 {
 	struct npu_ctx *ctx = client_context;
-	bool was;
+	enum npu_reg_state was;
+	int ret;
 
 	npu_dma_release(ctx);
 	spin_lock(&ctx->lock);
-	was = ctx->mapped;
-	ctx->mapped = false;
+	ret = npu_reg_move(ctx, NPU_EV_UNMAP, &was);
 	spin_unlock(&ctx->lock);
-	if (was)
+	if (ret)
+		return ret;
+	if (was == NPU_REG_MAPPED || was == NPU_REG_FREED_MAPPED)
 		sg_free_table(ctx->sgt);	/* the core's table, ours to fill */
 	return 0;
 }
@@ -409,6 +455,10 @@ static void npu_release(void *client_context)
 {
 	struct npu_ctx *ctx = client_context;
 
+	/* the core's reference goes whatever it left held (WARNed) */
+	spin_lock(&ctx->lock);
+	npu_reg_move(ctx, NPU_EV_RELEASE, NULL);
+	spin_unlock(&ctx->lock);
 	kref_put(&ctx->ref, npu_ctx_free);
 }
 
@@ -421,20 +471,23 @@ static void npu_release(void *client_context)
 static void npu_free_cb(void *data)
 {
 	struct npu_ctx *ctx = data;
-	bool tell, tell_owner;
+	enum npu_reg_state was;
+	bool held, tell, tell_owner;
 
 	spin_lock(&ctx->lock);
-	if (ctx->invalidated || ctx->put_begun) {
+	/* freed once already, or put_pages begun: past its DMA */
+	if (npu_reg_move(ctx, NPU_EV_FREE, &was) || ctx->state == was) {
 		spin_unlock(&ctx->lock);
 		return;
 	}
-	ctx->invalidated = true;
 	/*
-	 * Before get_pages() has published the table the core's id is not
-	 * known, nor anything mapped: dma_map() will refuse.
+	 * Before get_pages() has published the table (PINNING) the core's id
+	 * is not known, nor anything mapped: dma_map() will refuse.
 	 */
-	tell = ctx->pinned && ctx->via_core && npu_core_invalidate;
-	tell_owner = ctx->pinned && !ctx->via_core && ctx->freed;
+	held = was == NPU_REG_PINNED || was == NPU_REG_MAPPED ||
+	       was == NPU_REG_UNMAPPED;
+	tell = held && ctx->via_core && npu_core_invalidate;
+	tell_owner = held && !ctx->via_core && ctx->freed;
 	ctx->cb_task = current;
 	kref_get(&ctx->ref);	/* whatever the provider's put_pages waits for */
 	spin_unlock(&ctx->lock);
