@@ -14,7 +14,7 @@
 #                   (a slowed VM named, a powered-off one reported; about 95 s;
 #                   also in make test)
 #   make test-matrix all five VM suites on every kernel of the matrix
-#                   (scripts/matrix: 5.10, 6.1, 6.12, their PREEMPT_RT
+#                   (scripts/rig/matrix: 5.10, 6.1, 6.12, their PREEMPT_RT
 #                   flavours, arm64 4 KiB and 16 KiB pages; long)
 #   make test-arm64 the suites on the arm64 kernels only
 
@@ -95,7 +95,7 @@ tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h peer_client/peer_mem_abi.
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS) -lm
 
 unit: $(addsuffix .bin,$(UNIT_TESTS))
-	@scripts/run-unit $^
+	@tests/drivers/run-unit $^
 
 # the option tables of README.md and docs/grammar.md, from proc/kp_opts.c
 docs:
@@ -106,22 +106,22 @@ setup:
 
 test:
 	scripts/setup matrix
-	scripts/test
+	tests/drivers/test
 
 test-debug:
-	scripts/test-debug
+	tests/drivers/test-debug
 
 test-matrix:
 	scripts/setup matrix
-	scripts/test-matrix
+	tests/drivers/test-matrix
 
 test-arm64:
 	scripts/setup matrix
-	scripts/test-matrix arm64-6.1 arm64-16k-6.12
+	tests/drivers/test-matrix arm64-6.1 arm64-16k-6.12
 
 test-mesh:
 	scripts/setup
-	scripts/test-mesh
+	tests/drivers/test-mesh
 
 demo:
 	scripts/setup

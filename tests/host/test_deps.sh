@@ -1,5 +1,5 @@
 #!/bin/bash
-# Host tests of scripts/kpdeps.py on objects built here: a one-way chain
+# Host tests of scripts/kptools/deps.py on objects built here: a one-way chain
 # passes and names its edges; a loop of three files is a circle, named,
 # with exit status 1.
 cd "$(dirname "$0")/../.."
@@ -20,11 +20,11 @@ obj() {	# NAME CALLS...: NAME.o defining NAME(), calling each of CALLS
 obj top mid low
 obj mid low
 obj low
-out=$(python3 scripts/kpdeps.py "$t/top.o" "$t/mid.o" "$t/low.o"); rc=$?
+out=$(python3 scripts/kptools/deps.py "$t/top.o" "$t/mid.o" "$t/low.o"); rc=$?
 [ $rc = 0 ] && [ "$out" = "$(printf 'mid -> low\ntop -> low mid')" ] &&
 	ok deps-one-way || ko deps-one-way "exit $rc: $out"
 
 obj low top
-out=$(python3 scripts/kpdeps.py "$t/top.o" "$t/mid.o" "$t/low.o"); rc=$?
+out=$(python3 scripts/kptools/deps.py "$t/top.o" "$t/mid.o" "$t/low.o"); rc=$?
 [ $rc = 1 ] && echo "$out" | grep -qx "circle: low mid top" &&
 	ok deps-circle || ko deps-circle "exit $rc: $out"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Host tests of scripts/mesh: the schedule, outliers and matrices
-# (tests/host/mesh/unit.py), the dry run's exact rounds, and whole runs
+# (tests/host/kptools/test_mesh.py), the dry run's exact rounds, and whole runs
 # through ClusterShell over stand-in hosts (tests/host/mesh/fake-ssh and
 # fake-kp-target): a slow host named, a slow link named, a host down from
 # the start and one going down mid-run reported while the others' pairs
@@ -16,7 +16,7 @@ if ! /usr/bin/python3 -c 'import ClusterShell' 2>/dev/null; then
 	ko clustershell "Debian's clustershell is not installed (scripts/setup)"
 	exit 0
 fi
-out=$(/usr/bin/python3 tests/host/mesh/unit.py 2>&1)
+out=$(/usr/bin/python3 tests/host/kptools/test_mesh.py 2>&1)
 echo "$out" | grep -E '^(PASS|FAIL) '
 echo "$out" | grep -q '^unit: end$' || ko unit "did not finish: $(echo "$out" | tail -3)"
 

@@ -1,9 +1,9 @@
 #!/bin/bash
-# Host test of make test-debug's report matcher (scripts/debug-reports.ere):
+# Host test of make test-debug's report matcher (tests/drivers/debug-reports.ere):
 # real kernel reports match, DMA-API's boot banner and ordinary lines do
 # not.  Prints "PASS/FAIL name".
 cd "$(dirname "$0")/../.."
-re=$(cat scripts/debug-reports.ere)
+re=$(cat tests/drivers/debug-reports.ere)
 n=0
 while IFS='|' read -r want line; do
 	n=$((n + 1))

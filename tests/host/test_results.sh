@@ -1,6 +1,6 @@
 #!/bin/bash
 # Host tests of result parsing: perftest's output (kp-target perftest-parse)
-# and result lines (scripts/kpresults.py) fed inf, nan, -nan, empty,
+# and result lines (scripts/kptools/results.py) fed inf, nan, -nan, empty,
 # truncated and garbage input give strictly valid JSON with the bad
 # results marked invalid; summary, plot and compare show them as such and
 # go on.  Prints "PASS/FAIL name".
@@ -61,7 +61,7 @@ mkdir -p "$t/new" "$t/base"
 	echo '{"tool": "perftest", "test": "wlat", "role": "client", "mem": "host", "MsgSize": 64, "n_iterations": 200, "t_min": inf, "t_typical": -nan}'
 	echo '{"tool": "perftest", "test": "bw_read", "role": "client", "mem": "host", "MsgSize": 65536, "n_iterations": 300, "BW_peak": 64.03, "BW_average": 0.0, "MsgRate": 0.0}'
 } > "$t/raw.json"
-scripts/kpresults.py normalize "$t/raw.json" > "$t/new/results.json" 2> "$t/norm.err"
+scripts/kptools/results.py normalize "$t/raw.json" > "$t/new/results.json" 2> "$t/norm.err"
 flags=$(strict "$t/new/results.json" 2>&1 | tr '\n' ' ')
 [ "$flags" = "true false false false false false false " ] && grep -q '7 results, 6 invalid' "$t/norm.err" &&
 	grep -q '"BW_average": 0.0, .*"error": "BW_average is 0.0 over a completed run"' "$t/new/results.json" &&
@@ -114,7 +114,7 @@ mkdir -p "$t/q"
 	echo '{"id": 6, "test": "bw", "role": "client", "mem": "host", "device": "rxe0", "kernel": "k", "duration": 0, "MsgSize": 4096, "n_iterations": 1000, "qp": 0, "BW_peak": 100.00, "BW_average": 85.00, "MsgRate": 0.021760}'
 	echo '{"id": 6, "test": "bw", "role": "client", "mem": "host", "device": "rxe0", "kernel": "k", "duration": 0, "MsgSize": 4096, "n_iterations": 1000, "qp": 1, "BW_peak": 100.00, "BW_average": 85.00, "MsgRate": 0.021760}'
 	cat "$t/ptq.json"
-} | scripts/kpresults.py normalize > "$t/q/results.json" 2> "$t/q/err"
+} | scripts/kptools/results.py normalize > "$t/q/results.json" 2> "$t/q/err"
 [ "$(wc -l < "$t/q/results.json")" = 3 ] && ! grep -q '"qp": ' "$t/q/results.json" &&
 	grep -q '2 per-QP lines left out' "$t/q/err" &&
 	ok normalize-per-qp || ko normalize-per-qp "$(cat "$t/q/results.json" "$t/q/err")"

@@ -2,7 +2,7 @@
 #
 # Every test is a shell function run by kp_test NAME FUNC; it passes when the
 # function returns 0 and the kernel log it produced has no splat.  Results go
-# to the console as "KPTEST PASS|FAIL name: reason", counted by scripts/test.
+# to the console as "KPTEST PASS|FAIL name: reason", counted by tests/drivers/test.
 
 KP=/lib/kp
 SPLAT='WARNING:|BUG:|Oops|Call Trace|general protection|kernel BUG|UBSAN|refcount_t:|list_add corruption|list_del corruption|soft lockup|hung_task|blocked for more than'
@@ -17,7 +17,7 @@ kp_kmsg() {
 }
 
 # A test that provokes a WARN on purpose brackets it with kp_expect_begin
-# and kp_expect_end; the splat checks here and in scripts/test skip what
+# and kp_expect_end; the splat checks here and in tests/drivers/test skip what
 # lies between the two markers (the test checks it itself).
 KP_EXPECT_BEGIN="krping-test: expected splat begins"
 KP_EXPECT_END="krping-test: expected splat ends"

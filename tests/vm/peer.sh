@@ -46,7 +46,7 @@ t_load_no_core() {
 }
 kp_test load-no-core t_load_no_core
 kp_test symbols-are-entries t_symbols hal_kernel_p2p_get_pages hal_kernel_p2p_put_pages
-# the emulated NPU's HBM is the ivshmem device's BAR (scripts/vm --hbm):
+# the emulated NPU's HBM is the ivshmem device's BAR (scripts/rig/vm --hbm):
 # physical addresses that are MMIO, as real HBM
 t_backing() {
 	[ "$(st backing0)" = "$1" ] && [ "$(st hbm_bytes0)" = 67108864 ] ||

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Unit tests of scripts/kpmesh.py (and later scripts/history and
+"""Unit tests of scripts/kptools/mesh.py (and later scripts/history and
 scripts/compare's intervals): prints "PASS name" / "FAIL name: why"."""
 import itertools
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
-import kpmesh  # noqa: E402
+from kptools import mesh as kpmesh  # noqa: E402
 
 fails = 0
 

@@ -1,4 +1,4 @@
-# Sourced by scripts/test, test-kernel and test-matrix: the pass/fail counters
+# Sourced by tests/drivers/test, test-kernel and test-matrix: the pass/fail counters
 # and the reading of one VM log.
 # shellcheck shell=bash
 pass=0 fail=0
@@ -27,7 +27,7 @@ vm_result() {
 		ko "$name" "the VM did not start (no log $log)"
 		return 0
 	fi
-	# a boot the kernel did not survive to /init, retried by scripts/vm
+	# a boot the kernel did not survive to /init, retried by scripts/rig/vm
 	[ ! -f "$log.first-boot" ] || echo "KPLOG $name: first boot died before /init, booted again:" \
 		"$(grep -aE -m1 'Oops|BUG:|Kernel panic|general protection' "$log.first-boot" || echo 'no oops line')"
 	grep -a '^KPTEST \|^KPLOG' "$log" | sed 's/^KPTEST //'

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Which file of a module calls which, from the built objects' symbols.
 
-usage: scripts/kpdeps.py OBJ...     (the .o files of one module)
+usage: scripts/kptools/deps.py OBJ...     (the .o files of one module)
 
 File A depends on file B when A uses a symbol B defines (nm: U in A, a
 global definition in B).  Prints one line "A -> B C ..." a file, then one

@@ -8,7 +8,7 @@ import os
 import statistics
 import subprocess
 
-import kpresults
+from kptools import results as kpresults
 
 BW_TESTS = kpresults.BW_TESTS
 

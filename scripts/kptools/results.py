@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Read result files strictly: one JSON object a line, finite figures only.
 
-usage: scripts/kpresults.py normalize [FILE...]   (stdin without FILEs)
+usage: scripts/kptools/results.py normalize [FILE...]   (stdin without FILEs)
 
 Every tool's output is input here: a line that is not JSON (truncated on a
 console, a bare inf or nan), or a result whose figures are missing or not
