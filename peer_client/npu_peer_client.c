@@ -63,10 +63,19 @@ struct npu_ctx {
 	enum npu_reg_state state;	/* npu_reg.h: what is held, freed or not */
 	bool dma_live;			/* the entries' DMA mappings exist */
 	struct task_struct *cb_task;	/* running npu_free_cb(), or NULL */
-	struct work_struct put_work;
+	struct delayed_work put_work;	/* a put_pages deferred or retried */
+	unsigned int put_tries;		/* put_pages the HAL refused */
 };
 
+/* a refused put_pages is tried again this often, this many times */
+#define NPU_PUT_TRIES		10
+#define NPU_PUT_RETRY_MS	100
+/* krping_npu's callback ends within its own bound (KP_DRAIN_MS, 2 s) */
+#define NPU_CB_WAIT_MS		10000
+
 struct npu_provider *npu_prov;
+/* a free callback returned (npu_put_table() waits on a refused put) */
+static DECLARE_WAIT_QUEUE_HEAD(npu_cb_wq);
 invalidate_peer_memory npu_core_invalidate;
 void *npu_reg_handle;
 struct workqueue_struct *npu_wq;
@@ -112,13 +121,44 @@ static void npu_ctx_free(struct kref *ref)
 	module_put(THIS_MODULE);
 }
 
+/*
+ * Hand the table back to the HAL; it waits out a free callback running on
+ * it.  A put_pages the HAL refuses leaves the table the HAL's, and its
+ * free callback pointing at @ctx: keep both, and try again from npu_wq,
+ * NPU_PUT_TRIES times NPU_PUT_RETRY_MS apart.  After that the table is
+ * accounted as leaked and @ctx kept for good, with the module reference
+ * it holds: nothing the HAL may still call back is ever freed.
+ */
+static bool npu_table_put(struct npu_ctx *ctx)
+{
+	int ret = npu_prov->put_pages(ctx->table);
+
+	if (!ret) {
+		ctx->table = NULL;
+		kref_put(&ctx->ref, npu_ctx_free);
+		return true;
+	}
+	atomic_inc(&npu_stats.put_failures);
+	if (++ctx->put_tries < NPU_PUT_TRIES) {
+		pr_warn_ratelimited("npu_peer_mem: put_pages refused (%d) for 0x%llx, try %u of %u in %u ms\n",
+				    ret, ctx->va, ctx->put_tries + 1,
+				    NPU_PUT_TRIES, NPU_PUT_RETRY_MS);
+		queue_delayed_work(npu_wq, &ctx->put_work,
+				   msecs_to_jiffies(NPU_PUT_RETRY_MS));
+		return false;
+	}
+	atomic_inc(&npu_stats.leaked_tables);
+	pr_err("npu_peer_mem: put_pages refused %u times (last %d) for 0x%llx: the table stays the HAL's, accounted as leaked\n",
+	       ctx->put_tries, ret, ctx->va);
+	return false;
+}
+
 static void npu_put_work(struct work_struct *w)
 {
-	struct npu_ctx *ctx = container_of(w, struct npu_ctx, put_work);
+	struct npu_ctx *ctx = container_of(to_delayed_work(w), struct npu_ctx,
+					   put_work);
 
-	npu_prov->put_pages(ctx->table);	/* waits out the callback */
-	ctx->table = NULL;
-	kref_put(&ctx->ref, npu_ctx_free);
+	npu_table_put(ctx);
 }
 
 static int npu_acquire_ctx(unsigned long addr, size_t size, bool via_core,
@@ -134,7 +174,7 @@ static int npu_acquire_ctx(unsigned long addr, size_t size, bool via_core,
 	kref_init(&ctx->ref);
 	spin_lock_init(&ctx->lock);
 	ctx->state = NPU_REG_NEW;
-	INIT_WORK(&ctx->put_work, npu_put_work);
+	INIT_DELAYED_WORK(&ctx->put_work, npu_put_work);
 	ctx->va = addr;
 	ctx->size = size;
 	ctx->via_core = via_core;
@@ -197,16 +237,20 @@ static void npu_put_table(struct npu_ctx *ctx)
 	spin_unlock(&ctx->lock);
 	if (defer) {
 		atomic_inc(&npu_stats.deferred_puts);
-		queue_work(npu_wq, &ctx->put_work);
+		queue_delayed_work(npu_wq, &ctx->put_work, 0);
 		return;
 	}
 	/*
 	 * A free callback starting now finds NPU_REG_PUT and returns at once,
-	 * so the provider's wait for it is short.
+	 * so the provider's wait for it is short.  A refused put_pages has
+	 * not waited for one running: krping_npu waits here instead, as its
+	 * buffer goes on return (a core's invalidate ends by its own rules).
 	 */
-	npu_prov->put_pages(ctx->table);
-	ctx->table = NULL;
-	kref_put(&ctx->ref, npu_ctx_free);
+	if (!npu_table_put(ctx) && !ctx->via_core &&
+	    !wait_event_timeout(npu_cb_wq, !READ_ONCE(ctx->cb_task),
+				NPU_CB_WAIT_MS * HZ / 1000))
+		pr_err("npu_peer_mem: a free callback on 0x%llx still runs after %u ms\n",
+		       ctx->va, NPU_CB_WAIT_MS);
 }
 
 /*
@@ -500,6 +544,7 @@ static void npu_free_cb(void *data)
 	spin_lock(&ctx->lock);
 	ctx->cb_task = NULL;
 	spin_unlock(&ctx->lock);
+	wake_up_all(&npu_cb_wq);
 	kref_put(&ctx->ref, npu_ctx_free);
 }
 

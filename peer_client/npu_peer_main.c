@@ -115,9 +115,11 @@ static int npu_stats_show(struct seq_file *m, void *v)
 		   atomic_read(&npu_stats.mappings),
 		   atomic_read(&npu_stats.contexts),
 		   atomic_read(&npu_stats.invalidations));
-	seq_printf(m, "tables %d\ndeferred_puts %d\n",
+	seq_printf(m, "tables %d\ndeferred_puts %d\nput_failures %d\nleaked_tables %d\n",
 		   atomic_read(&npu_stats.tables),
-		   atomic_read(&npu_stats.deferred_puts));
+		   atomic_read(&npu_stats.deferred_puts),
+		   atomic_read(&npu_stats.put_failures),
+		   atomic_read(&npu_stats.leaked_tables));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(npu_stats);

@@ -41,6 +41,8 @@ struct npu_peer_stats {
 	atomic_t invalidations;	/* free callbacks that invalidated */
 	atomic_t tables;	/* page tables taken, not yet put */
 	atomic_t deferred_puts;	/* put_pages moved out of a free callback */
+	atomic_t put_failures;	/* put_pages the HAL refused (each retried) */
+	atomic_t leaked_tables;	/* tables the HAL refused back for good */
 };
 
 extern struct npu_peer_stats npu_stats;

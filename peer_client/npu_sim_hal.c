@@ -13,13 +13,22 @@
  *  - a table lives from get_pages to its put_pages, also after its memory
  *    was freed; put_pages waits for a free callback running on its table,
  *    so called from inside one it would deadlock: refused with a WARN;
- *  - a table never put is a leak: counted, and reported at unload.
+ *  - a table never put is a leak: counted, and reported at unload;
+ *  - put_pages can be refused on demand (fail_put=N): the table stays.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
 
 #include "npu_sim_pool.h"
+
+/*
+ * Refuse this many put_pages from now, with -EBUSY and the table kept, as
+ * the driver's put_pages does while it cannot take its own module.
+ */
+static unsigned int fail_put;
+module_param(fail_put, uint, 0644);
+MODULE_PARM_DESC(fail_put, "refuse the next N put_pages (-EBUSY), tables kept");
 
 /* The Ascend HAL's get_pages, with the driver's rules (above). */
 int hal_kernel_p2p_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
@@ -97,6 +106,13 @@ int hal_kernel_p2p_put_pages(struct p2p_page_table *pt)
 	t = container_of(pt, struct sim_table, pt);
 	/* no callback on the table from the check to the unlink */
 	mutex_lock(&sim_lock);
+	if (fail_put) {
+		/* the table stays as it was: the caller's to put again */
+		fail_put--;
+		mutex_unlock(&sim_lock);
+		atomic_inc(&sim_stats.put_refused);
+		return -EBUSY;
+	}
 	while (t->cb_task) {
 		if (t->cb_task == current) {
 			mutex_unlock(&sim_lock);

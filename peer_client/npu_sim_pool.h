@@ -64,6 +64,7 @@ struct sim_stats {
 	atomic_t freed_unput;		/* tables out on freed memory */
 	atomic_t refused;		/* get_pages against the rules */
 	atomic_t put_in_callback;	/* put_pages from inside a callback */
+	atomic_t put_refused;		/* put_pages refused on demand */
 };
 
 /* the module's parameters (npu_sim_pool.c) */

@@ -578,6 +578,28 @@ t_core_free_live() {
 	zero "free under registration"
 }
 
+# put_pages refused by the HAL (npu_sim fail_put=2): the table stays held
+# and is put again 100 ms later, until the HAL takes it; then memory freed
+# under no table calls nobody back
+t_put_refused() {
+	core=$1
+	f0=$(st put_failures) r0=$(st put_refused) inv0=$(st invalidations)
+	ctl $core "alloc $MB4" && va=$(cst $core last_va) &&
+		ctl $core "reg ${va#0x} $MB4" || { kp_why "alloc/reg"; return 1; }
+	echo 2 > /sys/module/npu_sim/parameters/fail_put || { kp_why "fail_put"; return 1; }
+	ctl $core "dereg $(cst $core last_id)" || { kp_why "dereg"; return 1; }
+	i=0
+	while [ "$(st hal_tables)" != 0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ $(($(st put_failures) - f0)) = 2 ] && [ $(($(st put_refused) - r0)) = 2 ] &&
+		[ "$(st leaked_tables)" = 0 ] ||
+		{ kp_why "refusals: client $(st put_failures) HAL $(st put_refused) leaked $(st leaked_tables)"; return 1; }
+	dmesg | grep -q "npu_peer_mem: put_pages refused (-16) for $va, try 3 of 10 in 100 ms" ||
+		{ kp_why "no retry line"; return 1; }
+	ctl $core "free ${va#0x}" || { kp_why "free"; return 1; }
+	[ "$(st invalidations)" = "$inv0" ] || { kp_why "a callback after the put: $(st invalidations)"; return 1; }
+	zero "refused put_pages"
+}
+
 # rmmod with a registration outstanding is refused; after it, it works
 t_core_rmmod() {
 	core=$1
@@ -600,6 +622,7 @@ kp_test npu-sim-ram-backed t_backing ram 0
 launch_matrix ram
 kp_test mofed-cycles t_core_cycles mofed_core_sim
 kp_test mofed-free-invalidates-once t_core_free_live mofed_core_sim
+kp_test mofed-put-refused-retried t_put_refused mofed_core_sim
 # krping_npu's own registrations beside the core's: the owner's free still stops the test
 kp_test mofed-launch-server-frees-mid-bw t_launch_freed server "bw,size=1048576,duration=20" rdma
 kp_test mofed-launch-client-frees-mid-ping t_launch_freed client "size=65536,count=1000000,validate" start
