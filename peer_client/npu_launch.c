@@ -24,10 +24,12 @@
  * errno is printed), 2 on a usage or setup error.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -428,22 +430,47 @@ static const char *nl_opt(const char *cmd, const char *name)
 }
 
 /*
+ * A number as the control grammar reads it: decimal, or hex after 0x;
+ * never octal ("010" is ten).  @end: past its last digit.
+ */
+static uint64_t nl_num(const char *s, char **end)
+{
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2]))
+		return strtoull(s + 2, end, 16);
+	if (!isdigit((unsigned char)*s)) {
+		*end = (char *)s;
+		return 0;
+	}
+	return strtoull(s, end, 10);
+}
+
+/* A whole option argument as a number; -1 (and usage) when it is not one. */
+static int nl_arg_num(const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = nl_num(s, &end);
+	return end == s || *end || errno ? -1 : 0;
+}
+
+/*
  * The bytes the command's buffers take: each is carved in NL_PIECE pieces;
- * a ping client has two (start and rdma), everything else one, of the
- * largest size of the test (size=, or the largest of sizes=).  A server
- * learns the size from its client: NL_SERVER_LEN unless -l says otherwise.
+ * a ping client has two (start and rdma), everything else one a connection
+ * (qps=N: N), of the largest size of the test (size=, or the largest of
+ * sizes=).  A server learns the size and the connections from its client:
+ * NL_SERVER_LEN unless -l says otherwise.
  */
 static uint64_t nl_need(const char *cmd)
 {
 	const char *v = nl_opt(cmd, "sizes"), *one = nl_opt(cmd, "size");
-	uint64_t max = 64, n;
-	int bufs = 1;
+	const char *qps = nl_opt(cmd, "qps");
+	uint64_t max = 64, n, bufs = 1;
+	char *end;
 
 	if (v && *v == '=') {
 		for (v++; *v && *v != ','; ) {
-			char *end;
-
-			n = strtoull(v, &end, 0);
+			n = nl_num(v, &end);
 			if (end == v)
 				break;
 			if (n > max)
@@ -453,13 +480,18 @@ static uint64_t nl_need(const char *cmd)
 				v++;
 		}
 	} else if (one && *one == '=') {
-		max = strtoull(one + 1, NULL, 0);
+		max = nl_num(one + 1, &end);
 	}
 	if (nl_opt(cmd, "server"))
 		return NL_SERVER_LEN;
 	if (nl_opt(cmd, "client") && !nl_opt(cmd, "rlat") &&
 	    !nl_opt(cmd, "wlat") && !nl_opt(cmd, "bw") && !nl_opt(cmd, "fr"))
 		bufs = 2;
+	if (qps && *qps == '=') {
+		n = nl_num(qps + 1, &end);
+		if (n > 1)
+			bufs *= n;
+	}
 	return bufs * nl_align(max ? max : 1, NL_PIECE);
 }
 
@@ -527,7 +559,7 @@ int main(int argc, char **argv)
 	const char *backend = "auto", *proc = "/proc/krping_npu", *cmd, *mem;
 	struct nl_region r = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	char full[NL_CMD_MAX], path[32];
-	uint64_t len = 0;
+	uint64_t len = 0, num;
 	unsigned long last;
 	pthread_t freer;
 	int dev = 0, c, fd, ret, err = 0, freeing = 0, scan = -1;
@@ -540,16 +572,27 @@ int main(int argc, char **argv)
 			backend = optarg;
 			break;
 		case 'd':
-			dev = atoi(optarg);
+			if (nl_arg_num(optarg, &num) || num > INT_MAX) {
+				nl_usage();
+				return 2;
+			}
+			dev = num;
 			break;
 		case 'l':
-			len = strtoull(optarg, NULL, 0);
+			if (nl_arg_num(optarg, &len)) {
+				nl_usage();
+				return 2;
+			}
 			break;
 		case 'a':
 			nl_acl_path = optarg;
 			break;
 		case 'f':
-			nl_free_after_ms = strtoul(optarg, NULL, 0);
+			if (nl_arg_num(optarg, &num) || num > UINT_MAX) {
+				nl_usage();
+				return 2;
+			}
+			nl_free_after_ms = num;
 			freeing = 1;
 			break;
 		case 'p':

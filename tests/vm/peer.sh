@@ -300,6 +300,27 @@ launch_matrix() {
 }
 if [ $DATA = bar ]; then launch_matrix bar; else kp_log "launch-bar-*: left out, BAR-backed NPU memory is refused on rxe here"; fi
 
+# the launcher reads numbers as the grammar does (size=010000 is ten
+# thousand, not octal 4096) and sizes its region for every connection
+t_launch_sizes() {
+	t_launch sim "size=010000,count=5,validate" "ping #bytes=10000 rounds=5 validated=yes" || return 1
+	# two buffers of 10000 bytes, each in 4 KiB pieces
+	grep -q "^npu_launch: client,.*,npu_len=24576$" /tmp/lcli.out ||
+		{ kp_why "command: $(grep '^npu_launch: client' /tmp/lcli.out)"; return 1; }
+}
+kp_test launch-decimal-size t_launch_sizes
+t_launch_qps() {
+	PORT=$((PORT + 1))
+	kp_lpair sim "addr=$A,port=$PORT,timeout=60000" "addr=$A,port=$PORT,bw,qps=2,size=1048576,count=20,timeout=60000"
+	[ $CRC = 0 ] && [ $SRC = 0 ] && grep -q '^npu_launch: ok$' /tmp/lcli.out ||
+		{ kp_why "client $CRC: $(tail -3 /tmp/lcli.out | tr '\n' '|') server $SRC: $(tail -3 /tmp/lsrv.out | tr '\n' '|')"; return 1; }
+	grep -q "^npu_launch: client,.*,npu_len=2097152$" /tmp/lcli.out ||
+		{ kp_why "command: $(grep '^npu_launch: client' /tmp/lcli.out)"; return 1; }
+	[ "$(kp_qp $CID | wc -l)" = 2 ] || { kp_why "qp lines: $(kp_qp $CID | tr '\n' '|')"; return 1; }
+	zero "launch qps=2" && kp_idle "launch qps=2"
+}
+kp_test launch-bw-qps2 t_launch_qps
+
 # kp_srv_bg: a host-memory server on a new $PORT, in the background ($spid)
 kp_srv_bg() {
 	PORT=$((PORT + 1))
