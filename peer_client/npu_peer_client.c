@@ -91,8 +91,13 @@ static int npu_reg_may(struct npu_ctx *ctx, enum npu_reg_event ev)
 
 	lockdep_assert_held(&ctx->lock);
 	if (next == NPU_REG_ILLEGAL) {
-		WARN_ONCE(1, "npu_peer_mem: %s on a registration in state %s: refused\n",
-			  npu_reg_event_name(ev), npu_reg_state_name(ctx->state));
+		/* a stack trace once, and a line for every one after it */
+		if (!WARN_ONCE(1, "npu_peer_mem: %s on a registration in state %s: refused\n",
+			       npu_reg_event_name(ev),
+			       npu_reg_state_name(ctx->state)))
+			pr_warn_ratelimited("npu_peer_mem: %s on a registration of 0x%llx in state %s: refused\n",
+					    npu_reg_event_name(ev), ctx->va,
+					    npu_reg_state_name(ctx->state));
 		return -EPROTO;
 	}
 	return next < 0 ? next : 0;
@@ -262,7 +267,9 @@ static void npu_put_table(struct npu_ctx *ctx)
  * the memory's page size with -EOPNOTSUPP ("Va is not aligned", one error
  * line in its log), a stricter HAL with -EINVAL; the first alignment taken
  * pins only the HAL pages the registration lies in, never a neighbouring
- * allocation's.  Any other error is the HAL's answer.
+ * allocation's, as long as the memory's page size is among those tried.
+ * Any other error is the HAL's answer.  (The driver also answers
+ * -EOPNOTSUPP for memory it never serves: each alignment is asked then.)
  */
 static int npu_hal_get(struct npu_ctx *ctx, u64 *va, u64 *len,
 		       struct p2p_page_table **t)
@@ -281,6 +288,14 @@ static int npu_hal_get(struct npu_ctx *ctx, u64 *va, u64 *len,
 		if (ret != -EINVAL && ret != -EOPNOTSUPP)
 			break;
 	}
+	/*
+	 * Memory in pages smaller than the alignment that was taken (a
+	 * device page size not tried above) gave a table wider than the
+	 * registration: say so, as it pins a neighbour's pages too.
+	 */
+	if (!ret && (*t)->page_size < tried)
+		pr_warn_ratelimited("npu_peer_mem: the HAL took 0x%llx+%llu at %llu-byte alignment in pages of %llu: pinned beyond the registration\n",
+				    *va, *len, tried, (*t)->page_size);
 	return ret;
 }
 

@@ -107,7 +107,8 @@ static int npu_register(void)
 
 static int npu_stats_show(struct seq_file *m, void *v)
 {
-	flush_workqueue(npu_wq);	/* deferred put_pages count as done */
+	/* deferred put_pages count as done; a retry waiting its 100 ms not */
+	flush_workqueue(npu_wq);
 	seq_printf(m, "provider %s\nhal %s\nabi %s\nstruct_size %zu\n",
 		   npu_prov->name, npu_hal_owner, npu_abi_name, npu_abi_size);
 	seq_printf(m, "pinned_pages %d\nmappings %d\ncontexts %d\ninvalidations %d\n",
