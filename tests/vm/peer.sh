@@ -300,21 +300,22 @@ launch_matrix() {
 }
 if [ $DATA = bar ]; then launch_matrix bar; else kp_log "launch-bar-*: left out, BAR-backed NPU memory is refused on rxe here"; fi
 
-# the launcher reads numbers as the grammar does (size=010000 is ten
-# thousand, not octal 4096) and sizes its region for every connection
+# the launcher reads numbers as the grammar does (size=04000000 is four
+# million, not octal 1 MiB) and sizes its region for every connection;
+# regions are whole 2 MiB pages, so only sizes past them tell
 t_launch_sizes() {
-	t_launch sim "size=010000,count=5,validate" "ping #bytes=10000 rounds=5 validated=yes" || return 1
-	# two buffers of 10000 bytes, each in 4 KiB pieces
-	grep -q "^npu_launch: client,.*,npu_len=24576$" /tmp/lcli.out ||
+	t_launch sim "size=04000000,count=2,validate" "ping #bytes=4000000 rounds=2 validated=yes" || return 1
+	# two buffers of 4000000 bytes in 4 KiB pieces, in 2 MiB pages
+	grep -q "^npu_launch: client,.*,npu_len=8388608$" /tmp/lcli.out ||
 		{ kp_why "command: $(grep '^npu_launch: client' /tmp/lcli.out)"; return 1; }
 }
 kp_test launch-decimal-size t_launch_sizes
 t_launch_qps() {
 	PORT=$((PORT + 1))
-	kp_lpair sim "addr=$A,port=$PORT,timeout=60000" "addr=$A,port=$PORT,bw,qps=2,size=1048576,count=20,timeout=60000"
+	kp_lpair sim "addr=$A,port=$PORT,timeout=60000" "addr=$A,port=$PORT,bw,qps=2,size=2097152,count=10,timeout=60000"
 	[ $CRC = 0 ] && [ $SRC = 0 ] && grep -q '^npu_launch: ok$' /tmp/lcli.out ||
 		{ kp_why "client $CRC: $(tail -3 /tmp/lcli.out | tr '\n' '|') server $SRC: $(tail -3 /tmp/lsrv.out | tr '\n' '|')"; return 1; }
-	grep -q "^npu_launch: client,.*,npu_len=2097152$" /tmp/lcli.out ||
+	grep -q "^npu_launch: client,.*,npu_len=4194304$" /tmp/lcli.out ||
 		{ kp_why "command: $(grep '^npu_launch: client' /tmp/lcli.out)"; return 1; }
 	[ "$(kp_qp $CID | wc -l)" = 2 ] || { kp_why "qp lines: $(kp_qp $CID | tr '\n' '|')"; return 1; }
 	zero "launch qps=2" && kp_idle "launch qps=2"
