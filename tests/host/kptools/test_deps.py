@@ -1,22 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Unit tests of scripts/kptools/deps.py on nm text: prints "PASS name" /
 "FAIL name: why", then "unit: end"."""
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+import kt
 from kptools import deps  # noqa: E402
 
-fails = 0
-
-
-def check(name, cond, why=""):
-    global fails
-    if cond:
-        print(f"PASS kptools-deps-{name}")
-    else:
-        fails += 1
-        print(f"FAIL kptools-deps-{name}: {why}")
+check = kt.Checks("kptools-deps")
 
 
 NM_A = """0000000000000000 T a_entry
@@ -39,5 +27,4 @@ check("circle-of-three", deps.circles(g) == [["x", "y", "z"]], str(deps.circles(
 g = {"p": {"q"}, "q": {"p"}, "r": {"s"}, "s": {"r"}}
 check("two-circles", deps.circles(g) == [["p", "q"], ["r", "s"]], str(deps.circles(g)))
 
-print("unit: end")
-sys.exit(1 if fails else 0)
+check.done()

@@ -2,22 +2,10 @@
 """Unit tests of scripts/kptools/mesh.py (and later scripts/history and
 scripts/compare's intervals): prints "PASS name" / "FAIL name: why"."""
 import itertools
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+import kt
 from kptools import mesh as kpmesh  # noqa: E402
 
-fails = 0
-
-
-def check(name, cond, why=""):
-    global fails
-    if cond:
-        print(f"PASS mesh-{name}")
-    else:
-        fails += 1
-        print(f"FAIL mesh-{name}: {why}")
+check = kt.Checks("mesh")
 
 
 def schedule_errors(n):
@@ -117,5 +105,4 @@ check("matrix-cells", m["hosts"] == ["npu01", "npu02", "npu03", "npu04"]
       and all(cells[i][j] == cells[j][i] for i in range(4) for j in range(4))
       and cells[0][2] == 40.0 and cells[0][1] == 100.0, str(cells))
 
-print("unit: end")
-sys.exit(1 if fails else 0)
+check.done()

@@ -1,22 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Unit tests of scripts/kptools/results.py: prints "PASS name" /
 "FAIL name: why", then "unit: end"."""
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+import kt
 from kptools import results  # noqa: E402
 
-fails = 0
-
-
-def check(name, cond, why=""):
-    global fails
-    if cond:
-        print(f"PASS kptools-results-{name}")
-    else:
-        fails += 1
-        print(f"FAIL kptools-results-{name}: {why}")
+check = kt.Checks("kptools-results")
 
 
 LAT = ('{"test": "wlat", "MsgSize": 64, "t_min": 1.5, "t_max": 9.0, "t_typical": 2.0, '
@@ -47,5 +35,4 @@ check("test-name-qps", results.test_name({"test": "bw", "qps": 2}) == "bw-q2"
 rs = results.read_lines([LAT + "\n", "\n", "  \n", BW + "\n"])
 check("read-lines-skips-blank", len(rs) == 2 and all(results.valid(x) for x in rs), str(rs))
 
-print("unit: end")
-sys.exit(1 if fails else 0)
+check.done()
