@@ -26,8 +26,6 @@
 #define SIM_MAX_DEVS	16
 #define SIM_POISON	0x6b
 
-struct pci_dev;
-
 struct sim_dev {
 	unsigned long *map;	/* one bit a page of HBM */
 	struct page **hbm;	/* RAM: the pages, each of sim_page_size */
