@@ -26,44 +26,43 @@
  * A stream starts: @warm untimed messages, or (@warm 0) the timed stream
  * of count messages or duration seconds, with BW peak tracked.
  */
-void kp_bw_start(struct kp_cb *cb, u64 warm)
+void kp_bw_start(struct kp_conn *c, u64 warm)
 {
-	struct kp_stream *st = &cb->stream;
-	bool rd = cb->mode == KP_MODE_BW_READ;
-	bool snd = cb->mode == KP_MODE_BW_SEND;
+	struct kp_stream *st = &c->stream;
+	bool rd = c->t->mode == KP_MODE_BW_READ;
+	bool snd = c->t->mode == KP_MODE_BW_SEND;
 
-	memset(st, 0, sizeof(*st));
+	kp_stream_reset(st);
 	st->op = rd ? IB_WR_RDMA_READ : snd ? IB_WR_SEND : IB_WR_RDMA_WRITE;
 	st->kind = rd ? KP_WR_READ : snd ? KP_WR_DATA_SEND : KP_WR_WRITE;
 	/*
 	 * READs: no more posted ahead than this side's initiator depth;
 	 * SENDs: the send queue keeps room for skips.
 	 */
-	st->depth = max(min3(cb->opts.txdepth,
-			     cb->sq_depth - 4 - (snd ? KP_RQ_DEPTH : 0),
-			     rd ? (u32)cb->rd_atom : U32_MAX), 1u);
+	st->depth = max(min3(c->t->opts.txdepth,
+			     c->sq_depth - 4 - (snd ? KP_RQ_DEPTH : 0),
+			     rd ? (u32)c->rd_atom : U32_MAX), 1u);
 	/* signal every quarter of the window, and the last message */
 	st->sig = max(st->depth / 4, 1u);
 	st->warm = warm;
-	cb->lane_done = false;
 	if (!warm) {
-		kp_bw_track_init(&cb->track, cb->samples,
-				 cb->count ? min(cb->opts.txdepth, cb->count) :
-				 cb->opts.txdepth);
-		kp_run_begin(cb);
+		kp_bw_track_init(&st->track, st->ring,
+				 c->t->count ? min(c->t->opts.txdepth, c->t->count) :
+				 c->t->opts.txdepth);
+		kp_run_begin(c, &st->run);
 	}
 	st->now = ktime_get_ns();
 }
 
 /* Post what the window has room for, up to the stream's last message. */
-static int kp_bw_post(struct kp_cb *cb)
+static int kp_bw_post(struct kp_conn *c)
 {
-	struct kp_stream *st = &cb->stream;
+	struct kp_stream *st = &c->stream;
 	bool timed = !st->warm;
 	int ret;
 
 	while (!st->stop && st->posted - st->done < st->depth) {
-		bool last = timed ? kp_run_over(cb, st->posted + 1, st->now) :
+		bool last = timed ? kp_run_over(c, st->posted + 1, st->now) :
 			    st->posted + 1 == st->warm;
 		bool signal = (st->posted + 1) % st->sig == 0 || last;
 		/* the server stops at the stream's marked message */
@@ -74,14 +73,14 @@ static int kp_bw_post(struct kp_cb *cb)
 		 * (rxe runs it in the softirq of local_bh_enable()): a window
 		 * of them can take long, so a stop is heard between posts.
 		 */
-		if (kp_stopping(cb))
+		if (kp_stopping(c->t))
 			return -EINTR;
 
 		st->now = ktime_get_ns();
 		if (timed)
-			kp_bw_track_post(&cb->track, st->posted, st->now);
-		ret = kp_post_rdma(cb, mark ? IB_WR_SEND_WITH_IMM : st->op,
-				   &cb->rdma, cb->size,
+			kp_bw_track_post(&c->stream.track, st->posted, st->now);
+		ret = kp_post_rdma(c, mark ? IB_WR_SEND_WITH_IMM : st->op,
+				   &c->rdma, c->t->size,
 				   st->kind | st->posted << KP_WR_IDX_SHIFT,
 				   signal, mark ? KP_IMM_LAST : 0);
 		if (ret)
@@ -93,9 +92,9 @@ static int kp_bw_post(struct kp_cb *cb)
 }
 
 /* @n completions of the stream reaped; its result once it is over. */
-static int kp_bw_reap(struct kp_cb *cb, struct ib_wc *wc, int n)
+static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 {
-	struct kp_stream *st = &cb->stream;
+	struct kp_stream *st = &c->stream;
 	bool timed = !st->warm;
 	int i, ret;
 
@@ -107,7 +106,7 @@ static int kp_bw_reap(struct kp_cb *cb, struct ib_wc *wc, int n)
 
 			for (; st->done <= last; st->done++)
 				if (timed)
-					kp_bw_track_done(&cb->track, st->done,
+					kp_bw_track_done(&c->stream.track, st->done,
 							 st->now);
 			continue;
 		}
@@ -116,27 +115,24 @@ static int kp_bw_reap(struct kp_cb *cb, struct ib_wc *wc, int n)
 			continue;
 		/* a duplex peer finished first: keep its FIN */
 		if (wc[i].wr_id == KP_WR_RECV) {
-			ret = kp_recv_keep(cb, &wc[i]);
+			ret = kp_recv_keep(c, &wc[i]);
 			if (ret)
 				return ret;
 			continue;
 		}
-		kp_err(cb, "bw: unexpected completion %llu", wc[i].wr_id);
+		kp_err(c->t, "bw: unexpected completion %llu", wc[i].wr_id);
 		return -EPROTO;
 	}
 	if (timed)
-		kp_run_tick(cb, st->done, st->now);
+		kp_run_tick(c, st->done, st->now);
 	if (!st->stop || st->done < st->posted)
 		return 0;
-	cb->lane_done = true;
+	c->stream.over = true;
 	if (!timed)
 		return 0;
 	st->end_ns = ktime_get_ns();
-	if (cb->lead->nlanes > 1 || cb->opts.ncpus) {
-		kp_stats_bw_lane(cb, st->done, st->end_ns - cb->run.start_ns);
-		return 0;
-	}
-	return kp_stats_bw(cb, st->done, st->end_ns - cb->run.start_ns);
+	kp_stats_bw(c, st->done, st->end_ns - st->run.start_ns);
+	return 0;
 }
 
 /*
@@ -144,24 +140,24 @@ static int kp_bw_reap(struct kp_cb *cb, struct ib_wc *wc, int n)
  * whenever the window is full, as perftest does (or, with events, sleep
  * on it); with txdepth in flight the wire stays busy meanwhile.
  */
-static int kp_bw_stream(struct kp_cb *cb, u64 warm)
+static int kp_bw_stream(struct kp_conn *c, u64 warm)
 {
-	unsigned int spin = kp_loop_spin(cb);
+	unsigned int spin = kp_loop_spin(c);
 	struct ib_wc wc[KP_BW_BATCH];
 	int n, ret;
 
-	kp_bw_start(cb, warm);
-	while (!cb->lane_done) {
-		ret = kp_bw_post(cb);
+	kp_bw_start(c, warm);
+	while (!c->stream.over) {
+		ret = kp_bw_post(c);
 		if (ret)
 			return ret;
-		n = kp_poll(cb, wc, KP_BW_BATCH, spin);
+		n = kp_poll(c, wc, KP_BW_BATCH, spin);
 		if (n < 0)
 			return n;
-		ret = kp_bw_reap(cb, wc, n);
+		ret = kp_bw_reap(c, wc, n);
 		if (ret)
 			return ret;
-		kp_loop_yield(cb);
+		kp_loop_yield(c);
 	}
 	return 0;
 }
@@ -170,45 +166,39 @@ static int kp_bw_stream(struct kp_cb *cb, u64 warm)
  * One step of a stream driven with others from one thread (kp_lanes.c):
  * post, reap what is there, never wait.  Returns the completions reaped.
  */
-int kp_bw_step(struct kp_cb *cb)
+int kp_bw_step(struct kp_conn *c)
 {
 	struct ib_wc wc[KP_BW_BATCH];
 	int n, ret;
 
-	ret = kp_bw_post(cb);
+	ret = kp_bw_post(c);
 	if (ret)
 		return ret;
-	n = kp_poll_now(cb, wc, KP_BW_BATCH);
+	n = kp_poll_now(c, wc, KP_BW_BATCH);
 	if (n <= 0)
 		return n;
-	ret = kp_bw_reap(cb, wc, n);
+	ret = kp_bw_reap(c, wc, n);
 	return ret ?: n;
 }
 
 /* The skips a bw,send stream owes first (kp_send.c). */
-int kp_bw_skips(struct kp_cb *cb)
+int kp_bw_skips(struct kp_conn *c)
 {
-	int ret = kp_post_skips(cb, cb->skip_out);
+	int ret = kp_post_skips(c, c->skip_out);
 
 	if (!ret)
-		cb->skip_out = 0;
+		c->skip_out = 0;
 	return ret;
 }
 
 /*
- * A lane's streams from a thread that drives it alone: its skips, a
- * client's warmup, then the timed stream.
+ * A connection's streams from a thread that drives it alone: a
+ * client's warmup (!@timed), then the timed stream.
  */
-int kp_bw_lane(struct kp_cb *cb, bool timed)
+int kp_bw_lane(struct kp_conn *c, bool timed)
 {
 	if (!timed)
-		return cb->opts.role == KP_ROLE_CLIENT && cb->opts.warmup ?
-		       kp_bw_stream(cb, cb->opts.warmup) : 0;
-	return kp_bw_stream(cb, 0);
-}
-
-int kp_bw_run(struct kp_cb *cb)
-{
-	/* bw,send: the server's control receives ahead of its data ones */
-	return kp_bw_skips(cb) ?: kp_bw_lane(cb, false) ?: kp_bw_lane(cb, true);
+		return c->t->opts.role == KP_ROLE_CLIENT && c->t->opts.warmup ?
+		       kp_bw_stream(c, c->t->opts.warmup) : 0;
+	return kp_bw_stream(c, 0);
 }

@@ -9,34 +9,34 @@
 
 #include "krping_npu.h"
 
-int kp_fr_run(struct kp_cb *cb)
+int kp_fr_run(struct kp_conn *c)
 {
-	unsigned int spin = kp_loop_spin(cb);
+	unsigned int spin = kp_loop_spin(c);
 	struct ib_wc wc;
 	u32 i, got;
 	int ret;
 
-	kp_run_begin(cb);
-	for (i = 0; i < cb->count; i++) {
+	kp_run_begin(c, &c->t->run);
+	for (i = 0; i < c->t->count; i++) {
 		u64 t0 = ktime_get_ns();
 
-		ret = kp_post_reg(cb, &cb->rdma, IB_ACCESS_LOCAL_WRITE |
+		ret = kp_post_reg(c, &c->rdma, IB_ACCESS_LOCAL_WRITE |
 				  IB_ACCESS_REMOTE_READ |
 				  IB_ACCESS_REMOTE_WRITE, true);
 		if (ret)
 			return ret;
-		ret = kp_post_inv(cb, &cb->rdma, true);
+		ret = kp_post_inv(c, &c->rdma, true);
 		if (ret)
 			return ret;
 		for (got = 0; got < 2; ) {
-			ret = kp_poll(cb, &wc, 1, spin);
+			ret = kp_poll(c, &wc, 1, spin);
 			if (ret < 0)
 				return ret;
 			if (wc.wr_id == KP_WR_REG || wc.wr_id == KP_WR_INV)
 				got++;
 		}
-		kp_lat_sample(cb, i, ktime_get_ns() - t0);
-		kp_loop_yield(cb);
+		kp_lat_sample(c, i, ktime_get_ns() - t0);
+		kp_loop_yield(c);
 	}
-	return kp_stats_lat(cb, cb->count, 1);
+	return kp_stats_lat(c, c->t->count, 1);
 }

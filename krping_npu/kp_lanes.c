@@ -9,7 +9,7 @@
  * one CQ while another has work (kp_lanes_drive()).
  *
  * The writer waits for its threads, interruptibly and bounded; a signal,
- * or one thread's failure, stops them all (lanes_abort, then
+ * or one thread's failure, stops them all (t->abort, then
  * kthread_stop()), and each one's waits are bounded by the timeout.
  */
 #include <linux/kthread.h>
@@ -20,35 +20,34 @@
 #include "krping_npu.h"
 
 struct kp_lanes_thread {
-	struct kp_cb *lead;
+	struct kp_test *t;
 	struct task_struct *task;
-	u32 first;		/* lanes first, first + step, ... */
+	u32 first;		/* connections first, first + step, ... */
 	u32 step;
 	int ret;
 	bool done;
-	wait_queue_head_t *wq;	/* the writer's */
 };
 
-/* Give up the CPU between passes; the lanes' CPU time follows the thread. */
-static void kp_lanes_yield(struct kp_cb *lead, u32 first, u32 step)
+/* Give up the CPU between passes; the streams' CPU time follows the thread. */
+static void kp_lanes_yield(struct kp_test *t, u32 first, u32 step)
 {
 	u32 i;
 
 	cond_resched();
-	for (i = first; i < lead->nlanes; i += step)
-		kp_loop_cpu(lead->lanes[i]);
+	for (i = first; i < t->nconns; i += step)
+		kp_loop_cpu(t->conns[i]);
 }
 
 /*
- * Step the unfinished lanes @first, @first + @step, ... of @lead with @fn
- * (>0: progress, 0: none, <0: an error) until each has set lane_done.
+ * Step the unfinished connections @first, @first + @step, ... of @t with
+ * @fn (>0: progress, 0: none, <0: an error) until each stream is over.
  * With no progress anywhere it spins, and gives the CPU up only once the
  * wait is KP_LATE_US old; otherwise between passes, one in
  * KP_YIELD_EVERY or one KP_LATE_US after the last yield.  A stop is
- * heard every pass; cb->wait_ms with no progress is a timeout.
+ * heard every pass; the timeout with no progress ends it.
  */
-int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
-		   int (*fn)(struct kp_cb *cb))
+int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
+		   int (*fn)(struct kp_conn *c))
 {
 	u64 passes = 0, idle_since = 0, yielded = ktime_get_ns();
 	unsigned int idle = 0;
@@ -59,23 +58,23 @@ int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
 	for (;;) {
 		bool left = false, got = false;
 
-		for (i = first; i < lead->nlanes; i += step) {
-			struct kp_cb *l = lead->lanes[i];
+		for (i = first; i < t->nconns; i += step) {
+			struct kp_conn *l = t->conns[i];
 
-			if (l->lane_done)
+			if (l->stream.over)
 				continue;
 			ret = fn(l);
 			if (ret < 0)
 				return ret;
 			if (ret)
-				l->run.iters++;
+				l->stream.run.iters++;
 			got |= ret > 0;
-			left |= !l->lane_done;
+			left |= !l->stream.over;
 		}
 		if (!left)
 			return 0;
 		/* as kp_poll() on each call: a pass may be long (big messages) */
-		if (kp_stopping(lead))
+		if (kp_stopping(t))
 			return -EINTR;
 		if (got) {
 			u64 now = ktime_get_ns();
@@ -90,7 +89,7 @@ int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
 			 */
 			if (!(++passes % KP_YIELD_EVERY) ||
 			    now - yielded > KP_LATE_US * NSEC_PER_USEC) {
-				kp_lanes_yield(lead, first, step);
+				kp_lanes_yield(t, first, step);
 				yielded = ktime_get_ns();
 			}
 			continue;
@@ -102,9 +101,9 @@ int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
 			continue;
 		}
 		if (ktime_get_ns() - idle_since >
-		    (u64)lead->wait_ms * NSEC_PER_MSEC) {
-			kp_err(lead, "qps: no completion on any of lanes %u+%u within %u ms",
-			       first, step, lead->wait_ms);
+		    (u64)t->opts.timeout_ms * NSEC_PER_MSEC) {
+			kp_err(t, "qps: no completion on any of connections %u+%u within %u ms",
+			       first, step, t->opts.timeout_ms);
 			return -ETIMEDOUT;
 		}
 		if (!late) {
@@ -112,10 +111,10 @@ int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
 			    KP_LATE_US * NSEC_PER_USEC)
 				continue;
 			late = true;
-			for (i = first; i < lead->nlanes; i += step)
-				lead->lanes[i]->run.late_waits++;
+			for (i = first; i < t->nconns; i += step)
+				t->conns[i]->stream.run.late_waits++;
 		}
-		kp_lanes_yield(lead, first, step);
+		kp_lanes_yield(t, first, step);
 		yielded = ktime_get_ns();
 	}
 }
@@ -125,17 +124,17 @@ int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
  * so that no thread's timed stream overlaps another's warmup or start.
  * Bounded by the timeout; a stop or another thread's failure ends it.
  */
-static int kp_lanes_line_up(struct kp_cb *lead, u32 nthreads)
+static int kp_lanes_line_up(struct kp_test *t, u32 nthreads)
 {
-	u64 until = ktime_get_ns() + (u64)lead->wait_ms * NSEC_PER_MSEC;
+	u64 until = ktime_get_ns() + (u64)t->opts.timeout_ms * NSEC_PER_MSEC;
 
-	atomic_inc(&lead->lanes_ready);
-	while (atomic_read(&lead->lanes_ready) < nthreads) {
-		if (kp_stopping(lead))
+	atomic_inc(&t->ready);
+	while (atomic_read(&t->ready) < nthreads) {
+		if (kp_stopping(t))
 			return -EINTR;
 		if (ktime_get_ns() > until) {
-			kp_err(lead, "cpus: the threads did not all start within %u ms",
-			       lead->wait_ms);
+			kp_err(t, "cpus: the threads did not all start within %u ms",
+			       t->opts.timeout_ms);
 			return -ETIMEDOUT;
 		}
 		cond_resched();
@@ -144,63 +143,54 @@ static int kp_lanes_line_up(struct kp_cb *lead, u32 nthreads)
 }
 
 /*
- * A thread's lanes of a bw stream: warmup, then the timed streams, which
- * start together: on one time base, taken once every lane's CPU-time
- * snapshot is done.
+ * A thread's connections of a bw test: warmup, then the timed streams,
+ * which start together: on one time base, taken once every stream's
+ * CPU-time snapshot is done.
  */
-static int kp_lanes_stream(struct kp_cb *lead, u32 first, u32 step,
+static int kp_lanes_stream(struct kp_test *t, u32 first, u32 step,
 			   u32 nthreads)
 {
-	u64 warm = lead->opts.role == KP_ROLE_CLIENT ? lead->opts.warmup : 0;
+	u64 warm = t->opts.role == KP_ROLE_CLIENT ? t->opts.warmup : 0;
 	u32 i;
 	int ret;
 
-	if (first + step >= lead->nlanes) {	/* this thread's only lane */
-		ret = kp_bw_lane(lead->lanes[first], false);
+	if (first + step >= t->nconns) {	/* this thread's only connection */
+		ret = kp_bw_lane(t->conns[first], false);
 		if (!ret && nthreads)
-			ret = kp_lanes_line_up(lead, nthreads);
-		return ret ?: kp_bw_lane(lead->lanes[first], true);
+			ret = kp_lanes_line_up(t, nthreads);
+		return ret ?: kp_bw_lane(t->conns[first], true);
 	}
 	if (warm) {
-		for (i = first; i < lead->nlanes; i += step)
-			kp_bw_start(lead->lanes[i], warm);
-		ret = kp_lanes_drive(lead, first, step, kp_bw_step);
+		for (i = first; i < t->nconns; i += step)
+			kp_bw_start(t->conns[i], warm);
+		ret = kp_lanes_drive(t, first, step, kp_bw_step);
 		if (ret)
 			return ret;
 	}
 	if (nthreads) {
-		ret = kp_lanes_line_up(lead, nthreads);
+		ret = kp_lanes_line_up(t, nthreads);
 		if (ret)
 			return ret;
 	}
-	for (i = first; i < lead->nlanes; i += step)
-		kp_bw_start(lead->lanes[i], 0);
-	kp_run_rebase(lead, first, step);
-	return kp_lanes_drive(lead, first, step, kp_bw_step);
-}
-
-/* Wake whatever of the test sleeps: the writer, threads on their CQs. */
-static void kp_lanes_wake(struct kp_cb *lead)
-{
-	u32 i;
-
-	for (i = 0; i < lead->nlanes; i++)
-		wake_up_all(&lead->lanes[i]->wq);
+	for (i = first; i < t->nconns; i += step)
+		kp_bw_start(t->conns[i], 0);
+	kp_run_rebase(t, first, step);
+	return kp_lanes_drive(t, first, step, kp_bw_step);
 }
 
 static int kp_lanes_threadfn(void *data)
 {
-	struct kp_lanes_thread *t = data;
+	struct kp_lanes_thread *th = data;
 
-	t->ret = kp_lanes_stream(t->lead, t->first, t->step, t->step);
-	if (t->ret) {
+	th->ret = kp_lanes_stream(th->t, th->first, th->step, th->step);
+	if (th->ret) {
 		/* the other threads stop too, and the writer hears at once */
-		WRITE_ONCE(t->lead->lanes_abort, true);
-		kp_lanes_wake(t->lead);
+		WRITE_ONCE(th->t->abort, true);
+		wake_up_all(&th->t->wq);
 	}
 	/* pairs with kp_lanes_threads_done() */
-	smp_store_release(&t->done, true);
-	wake_up(t->wq);
+	smp_store_release(&th->done, true);
+	wake_up(&th->t->wq);
 	/* kthread_stop() collects us */
 	while (!kthread_should_stop()) {
 		set_current_state(TASK_INTERRUPTIBLE);
@@ -212,31 +202,31 @@ static int kp_lanes_threadfn(void *data)
 	return 0;
 }
 
-static bool kp_lanes_threads_done(struct kp_lanes_thread *t, u32 n)
+static bool kp_lanes_threads_done(struct kp_lanes_thread *th, u32 n)
 {
 	u32 i;
 
-	if (READ_ONCE(t->lead->lanes_abort))
+	if (READ_ONCE(th->t->abort))
 		return true;
 
 	for (i = 0; i < n; i++) {
-		/* pairs with kp_lanes_threadfn()'s release: t[i].ret is seen */
-		if (!smp_load_acquire(&t[i].done))
+		/* pairs with kp_lanes_threadfn()'s release: th[i].ret is seen */
+		if (!smp_load_acquire(&th[i].done))
 			return false;
 	}
 	return true;
 }
 
 /* cpus=: every CPU named must be online (checked again as threads start). */
-int kp_lanes_cpus(struct kp_cb *lead)
+int kp_lanes_cpus(struct kp_test *t)
 {
 	u32 i;
 
-	for (i = 0; i < lead->opts.ncpus; i++) {
-		if (lead->opts.cpus[i] >= nr_cpu_ids ||
-		    !cpu_online(lead->opts.cpus[i])) {
-			kp_err(lead, "cpus: CPU %u is not online",
-			       lead->opts.cpus[i]);
+	for (i = 0; i < t->opts.ncpus; i++) {
+		if (t->opts.cpus[i] >= nr_cpu_ids ||
+		    !cpu_online(t->opts.cpus[i])) {
+			kp_err(t, "cpus: CPU %u is not online",
+			       t->opts.cpus[i]);
 			return -EINVAL;
 		}
 	}
@@ -247,11 +237,11 @@ int kp_lanes_cpus(struct kp_cb *lead)
  * How long the threads may take, at most: the timeout, the duration, and
  * 1 ms per message and per 64 KiB moved of every connection.
  */
-static u32 kp_lanes_bound_ms(struct kp_cb *lead)
+static u32 kp_lanes_bound_ms(struct kp_test *t)
 {
-	u64 msgs = (u64)(lead->count + lead->opts.warmup) * lead->nlanes;
-	u64 ms = lead->opts.timeout_ms + (u64)lead->duration_s * MSEC_PER_SEC +
-		 msgs + (msgs * lead->size >> 16);
+	u64 msgs = (u64)(t->count + t->opts.warmup) * t->nconns;
+	u64 ms = t->opts.timeout_ms + (u64)t->duration_s * MSEC_PER_SEC +
+		 msgs + (msgs * t->size >> 16);
 
 	return (u32)min_t(u64, ms, U32_MAX / 2);
 }
@@ -261,50 +251,49 @@ static u32 kp_lanes_bound_ms(struct kp_cb *lead)
  * created, then all are woken; the writer waits for all of them (a
  * signal stops them), and collects each with kthread_stop().
  */
-static int kp_lanes_threads(struct kp_cb *lead)
+static int kp_lanes_threads(struct kp_test *t)
 {
-	u32 n = lead->opts.ncpus, i;
-	struct kp_lanes_thread *t;
+	u32 n = t->opts.ncpus, i;
+	struct kp_lanes_thread *th;
 	int ret;
 
-	ret = kp_lanes_cpus(lead);
+	ret = kp_lanes_cpus(t);
 	if (ret)
 		return ret;
-	t = kcalloc(n, sizeof(*t), GFP_KERNEL);
-	if (!t)
+	th = kcalloc(n, sizeof(*th), GFP_KERNEL);
+	if (!th)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		struct task_struct *task;
 
-		t[i].lead = lead;
-		t[i].first = i;
-		t[i].step = n;
-		t[i].wq = &lead->wq;
-		task = kthread_create(kp_lanes_threadfn, &t[i], "kp%u/%u",
-				      lead->rec->id, i);
+		th[i].t = t;
+		th[i].first = i;
+		th[i].step = n;
+		task = kthread_create(kp_lanes_threadfn, &th[i], "kp%u/%u",
+				      t->rec->id, i);
 		if (IS_ERR(task)) {
 			ret = PTR_ERR(task);
-			kp_err(lead, "cpus: kthread_create: %d", ret);
+			kp_err(t, "cpus: kthread_create: %d", ret);
 			break;
 		}
-		kthread_bind(task, lead->opts.cpus[i]);
+		kthread_bind(task, t->opts.cpus[i]);
 		get_task_struct(task);
-		t[i].task = task;
+		th[i].task = task;
 	}
 	if (!ret) {
-		unsigned long bound = msecs_to_jiffies(kp_lanes_bound_ms(lead));
+		unsigned long bound = msecs_to_jiffies(kp_lanes_bound_ms(t));
 		long left;
 
 		for (i = 0; i < n; i++)
-			wake_up_process(t[i].task);
-		left = wait_event_interruptible_timeout(lead->wq,
-							kp_lanes_threads_done(t, n),
+			wake_up_process(th[i].task);
+		left = wait_event_interruptible_timeout(t->wq,
+							kp_lanes_threads_done(th, n),
 							bound);
 		if (left < 0) {
 			ret = -EINTR;
 		} else if (!left) {
-			kp_err(lead, "cpus: the threads are not done after %u ms",
-			       kp_lanes_bound_ms(lead));
+			kp_err(t, "cpus: the threads are not done after %u ms",
+			       kp_lanes_bound_ms(t));
 			ret = -ETIMEDOUT;
 		}
 	}
@@ -312,45 +301,46 @@ static int kp_lanes_threads(struct kp_cb *lead)
 	 * A thread never woken ends at kthread_stop() without running; one
 	 * running sees the abort (or kthread_should_stop()) at its next poll.
 	 */
-	if (ret || READ_ONCE(lead->lanes_abort)) {
-		WRITE_ONCE(lead->lanes_abort, true);
-		kp_lanes_wake(lead);
+	if (ret || READ_ONCE(t->abort)) {
+		WRITE_ONCE(t->abort, true);
+		wake_up_all(&t->wq);
 	}
-	for (i = 0; i < n && t[i].task; i++) {
-		kthread_stop(t[i].task);
-		put_task_struct(t[i].task);
+	for (i = 0; i < n && th[i].task; i++) {
+		kthread_stop(th[i].task);
+		put_task_struct(th[i].task);
 		/* the thread that failed, not those it stopped */
-		if (!ret || (ret == -EINTR && t[i].ret))
-			ret = t[i].ret;
+		if (!ret || (ret == -EINTR && th[i].ret))
+			ret = th[i].ret;
 	}
-	kfree(t);
+	kfree(th);
 	return ret;
 }
 
 /*
- * The bw stream (bw, bw,read, bw,send's client, duplex) of a test of
- * several connections, or of one on cpus=; the result is the aggregate
- * and a line per connection.
+ * The bw streams (bw, bw,read, bw,send's client, duplex) of a test, one
+ * a connection: from this thread, or on cpus= from threads of their
+ * own.  The result is the stream's, or with qps=N the aggregate and a
+ * line per connection.
  */
-int kp_lanes_bw(struct kp_cb *lead)
+int kp_lanes_bw(struct kp_test *t)
 {
 	u32 i;
 	int ret;
 
 	/* bw,send: each server's control receives ahead of its data ones */
-	for (i = 0; i < lead->nlanes; i++) {
-		ret = kp_bw_skips(lead->lanes[i]);
+	for (i = 0; i < t->nconns; i++) {
+		ret = kp_bw_skips(t->conns[i]);
 		if (ret)
 			return ret;
 	}
-	WRITE_ONCE(lead->lanes_abort, false);
-	atomic_set(&lead->lanes_ready, 0);
-	if (lead->opts.ncpus)
-		ret = kp_lanes_threads(lead);
+	WRITE_ONCE(t->abort, false);
+	atomic_set(&t->ready, 0);
+	if (t->opts.ncpus)
+		ret = kp_lanes_threads(t);
 	else
-		ret = kp_lanes_stream(lead, 0, 1, 0);
-	WRITE_ONCE(lead->lanes_abort, false);
+		ret = kp_lanes_stream(t, 0, 1, 0);
+	WRITE_ONCE(t->abort, false);
 	if (ret)
 		return ret;
-	return kp_stats_bw_lanes(lead, lead->opts.ncpus ?: 1);
+	return kp_stats_bw_lanes(t, t->opts.ncpus ?: 1);
 }

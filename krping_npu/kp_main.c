@@ -54,33 +54,36 @@ MODULE_PARM_DESC(npu_bar_virt_dma,
 static int kp_run(const struct kp_opts *o)
 {
 	struct kp_record *rec;
-	struct kp_cb *cb;
+	struct kp_test *t;
 	int ret;
 
-	cb = kzalloc(sizeof(*cb), GFP_KERNEL);
-	if (!cb)
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
 		return -ENOMEM;
 	atomic_inc(&kp_live.tests);
 	rec = kp_rec_new(o);
 	if (!rec) {
-		kfree(cb);
+		kfree(t);
 		atomic_dec(&kp_live.tests);
 		return -ENOMEM;
 	}
-	kp_cb_init(cb, o, rec);
+	t->opts = *o;
+	t->rec = rec;
+	init_waitqueue_head(&t->wq);
 
-	ret = o->mem == KP_MEM_NPU ? kp_npu_get(cb) : 0;
+	ret = o->mem == KP_MEM_NPU ? kp_npu_get(t) : 0;
 	if (!ret)
-		ret = o->role == KP_ROLE_SERVER ? kp_run_server(cb) :
-		      kp_run_client(cb);
-	kp_npu_put(cb);
+		ret = o->role == KP_ROLE_SERVER ? kp_run_server(t) :
+		      kp_run_client(t);
+	kp_npu_put(t);
+	kp_lat_free(t);
 
-	ret = kp_npu_verdict(cb, ret);
+	ret = kp_npu_verdict(t, ret);
 	if (ret)
-		pr_err(KP_NAME " %u: %s %s failed: error %d\n", cb->rec->id,
-		       kp_role_name(o->role), kp_mode_name(cb->rec->mode), ret);
-	kp_rec_finish(cb->rec, ret);
-	kfree(cb);
+		pr_err(KP_NAME " %u: %s %s failed: error %d\n", rec->id,
+		       kp_role_name(o->role), kp_mode_name(rec->mode), ret);
+	kp_rec_finish(rec, ret);
+	kfree(t);
 	atomic_dec(&kp_live.tests);
 	return ret;
 }

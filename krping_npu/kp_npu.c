@@ -30,57 +30,57 @@
  * that allocates on the writer's behalf (the emulated NPU's); they stay
  * loaded until kp_npu_put().
  */
-int kp_npu_get(struct kp_cb *cb)
+int kp_npu_get(struct kp_test *t)
 {
 	const struct npu_peer_mem_ops *(*get_ops)(void);
 	const struct npu_sim_ops *(*get_rt)(void);
 
 	get_ops = symbol_get(npu_peer_mem_get_ops);
 	if (!get_ops) {
-		kp_err(cb, "mem=npu: npu_peer_mem is not loaded");
+		kp_err(t, "mem=npu: npu_peer_mem is not loaded");
 		return -ENODEV;
 	}
-	cb->npu = get_ops();
-	if (cb->npu->version != NPU_PEER_MEM_OPS_VERSION) {
-		kp_err(cb, "mem=npu: npu_peer_mem speaks interface %u, krping_npu %u: load matching builds",
-		       cb->npu->version, NPU_PEER_MEM_OPS_VERSION);
-		kp_npu_put(cb);
+	t->npu = get_ops();
+	if (t->npu->version != NPU_PEER_MEM_OPS_VERSION) {
+		kp_err(t, "mem=npu: npu_peer_mem speaks interface %u, krping_npu %u: load matching builds",
+		       t->npu->version, NPU_PEER_MEM_OPS_VERSION);
+		kp_npu_put(t);
 		return -EPROTO;
 	}
-	cb->npu_next = cb->opts.npu_va;
-	if (cb->opts.npu_va)
+	t->npu_next = t->opts.npu_va;
+	if (t->opts.npu_va)
 		return 0;
 	get_rt = symbol_get(npu_sim_get_ops);
 	if (!get_rt) {
-		kp_err(cb, "mem=npu without npu_va: no NPU runtime to allocate from (npu_sim is not loaded); pass the writer's NPU memory as npu_va,npu_len (npu_launch does)");
-		kp_npu_put(cb);
+		kp_err(t, "mem=npu without npu_va: no NPU runtime to allocate from (npu_sim is not loaded); pass the writer's NPU memory as npu_va,npu_len (npu_launch does)");
+		kp_npu_put(t);
 		return -ENODEV;
 	}
-	cb->npu_rt = get_rt();
-	if (cb->opts.npu_dev >= cb->npu_rt->ndevs) {
-		kp_err(cb, "npu_dev=%u: the NPU has %u device(s)",
-		       cb->opts.npu_dev, cb->npu_rt->ndevs);
-		kp_npu_put(cb);
+	t->npu_rt = get_rt();
+	if (t->opts.npu_dev >= t->npu_rt->ndevs) {
+		kp_err(t, "npu_dev=%u: the NPU has %u device(s)",
+		       t->opts.npu_dev, t->npu_rt->ndevs);
+		kp_npu_put(t);
 		return -ENODEV;
 	}
 	return 0;
 }
 
-void kp_npu_put(struct kp_cb *cb)
+void kp_npu_put(struct kp_test *t)
 {
-	if (cb->npu_rt) {
-		cb->npu_rt = NULL;
+	if (t->npu_rt) {
+		t->npu_rt = NULL;
 		symbol_put(npu_sim_get_ops);
 	}
-	if (cb->npu) {
-		cb->npu = NULL;
+	if (t->npu) {
+		t->npu = NULL;
 		symbol_put(npu_peer_mem_get_ops);
 	}
 }
 
-static const char *kp_npu_buf_name(struct kp_cb *cb, struct kp_buf *b)
+static const char *kp_npu_buf_name(struct kp_conn *c, struct kp_buf *b)
 {
-	return b == &cb->start ? "start" : "rdma";
+	return b == &c->start ? "start" : "rdma";
 }
 
 /*
@@ -88,17 +88,17 @@ static const char *kp_npu_buf_name(struct kp_cb *cb, struct kp_buf *b)
  * (whoever reaps the CQ passes what it reaped through here), waking the
  * callback that waits for them.  Returns the number of completions left.
  */
-int kp_npu_fence_take(struct kp_cb *cb, struct ib_wc *wc, int n)
+int kp_npu_fence_take(struct kp_conn *c, struct ib_wc *wc, int n)
 {
 	int i, left = 0;
 
-	if (likely(!atomic_read(&cb->npu_fence)))
+	if (likely(!atomic_read(&c->npu_fence)))
 		return n;
 	for (i = 0; i < n; i++) {
 		if (wc[i].wr_id == KP_WR_FENCE_SQ ||
 		    wc[i].wr_id == KP_WR_FENCE_RQ) {
-			atomic_dec(&cb->npu_fence);
-			wake_up_all(&cb->wq);
+			atomic_dec(&c->npu_fence);
+			wake_up_all(&c->t->wq);
 			continue;
 		}
 		if (left != i)
@@ -114,38 +114,38 @@ int kp_npu_fence_take(struct kp_cb *cb, struct ib_wc *wc, int n)
  * test is over: its memory was freed).  The rest goes unread, but for
  * kp_drain()'s markers, which are noted for it.  Bounded.
  */
-static void kp_npu_fence_reap(struct kp_cb *cb)
+static void kp_npu_fence_reap(struct kp_conn *c)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(KP_DRAIN_MS);
 	struct ib_wc wc[8];
 	int n, i;
 
-	while (atomic_read(&cb->npu_fence) && time_before(jiffies, deadline)) {
+	while (atomic_read(&c->npu_fence) && time_before(jiffies, deadline)) {
 		local_bh_disable();
-		n = ib_poll_cq(cb->cq, ARRAY_SIZE(wc), wc);
+		n = ib_poll_cq(c->cq, ARRAY_SIZE(wc), wc);
 		local_bh_enable();
 		if (n <= 0) {
 			usleep_range(50, 200);
 			continue;
 		}
-		n = kp_npu_fence_take(cb, wc, n);
+		n = kp_npu_fence_take(c, wc, n);
 		for (i = 0; i < n; i++)
 			if (wc[i].wr_id == KP_WR_DRAIN_SQ ||
 			    wc[i].wr_id == KP_WR_DRAIN_RQ)
 				set_bit(wc[i].wr_id == KP_WR_DRAIN_RQ,
-					&cb->drain_reaped);
+					&c->drain_reaped);
 	}
 }
 
 /*
- * Move @cb's QP to the error state and post a marker on each of its
+ * Move @c's QP to the error state and post a marker on each of its
  * queues.  There every work request completes, flushed, in order, once
  * the device is done with what came before it on that queue, whether it
  * works in a tasklet, a workqueue (rxe from 6.4) or firmware.  A full
  * send queue is retried for room as the flush empties it.  Returns the
  * number of markers posted.  Under npu_lock, with a QP.
  */
-static int kp_npu_fence_post(struct kp_cb *cb)
+static int kp_npu_fence_post(struct kp_conn *c)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(KP_DRAIN_MS);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
@@ -162,24 +162,24 @@ static int kp_npu_fence_post(struct kp_cb *cb)
 	const struct ib_recv_wr *rbad;
 	bool sq = false, rq = false;
 
-	if (ib_modify_qp(cb->qp, &attr, IB_QP_STATE)) {
-		kp_err(cb, "NPU memory freed: the QP does not enter the error state");
+	if (ib_modify_qp(c->qp, &attr, IB_QP_STATE)) {
+		kp_err(c->t, "NPU memory freed: the QP does not enter the error state");
 		return 0;
 	}
 	/* counted first: a marker may be reaped as soon as it is posted */
-	atomic_add(2, &cb->npu_fence);
+	atomic_add(2, &c->npu_fence);
 	do {
 		if (!sq)
-			sq = !ib_post_send(cb->qp, &swr.wr, &sbad);
+			sq = !ib_post_send(c->qp, &swr.wr, &sbad);
 		if (!rq)
-			rq = !ib_post_recv(cb->qp, &rwr, &rbad);
+			rq = !ib_post_recv(c->qp, &rwr, &rbad);
 		if (sq && rq)
 			break;
 		usleep_range(50, 200);
 	} while (time_before(jiffies, deadline));
-	atomic_sub(!sq + !rq, &cb->npu_fence);
+	atomic_sub(!sq + !rq, &c->npu_fence);
 	if (!sq || !rq)
-		kp_err(cb, "NPU memory freed: no room for a marker on the %s queue",
+		kp_err(c->t, "NPU memory freed: no room for a marker on the %s queue",
 		       sq ? "receive" : "send");
 	return sq + rq;
 }
@@ -202,26 +202,26 @@ static int kp_npu_fence_post(struct kp_cb *cb)
 static void kp_npu_freed(void *data)
 {
 	struct kp_buf *b = data;
-	struct kp_cb *cb = b->cb;
+	struct kp_conn *c = b->conn;
 	bool qp, reap;
 	int posted = 0;
 
-	mutex_lock(&cb->npu_lock);
-	if (!cb->npu_freed)
-		WRITE_ONCE(cb->npu_freed, b);
-	qp = cb->qp;	/* none yet, or destroyed: nothing to stop */
+	mutex_lock(&c->npu_lock);
+	if (!c->npu_freed)
+		WRITE_ONCE(c->npu_freed, b);
+	qp = c->qp;	/* none yet, or destroyed: nothing to stop */
 	if (qp)
-		posted = kp_npu_fence_post(cb);
-	reap = posted && (cb->npu_releasing || cb->npu_teardown);
-	mutex_unlock(&cb->npu_lock);
-	wake_up_all(&cb->wq);
+		posted = kp_npu_fence_post(c);
+	reap = posted && (c->npu_releasing || c->npu_teardown);
+	mutex_unlock(&c->npu_lock);
+	wake_up_all(&c->t->wq);
 	if (reap)
-		kp_npu_fence_reap(cb);
+		kp_npu_fence_reap(c);
 	else if (posted)
-		wait_event_timeout(cb->wq, !atomic_read(&cb->npu_fence),
+		wait_event_timeout(c->t->wq, !atomic_read(&c->npu_fence),
 				   msecs_to_jiffies(KP_DRAIN_MS));
-	if (qp && (posted != 2 || atomic_read(&cb->npu_fence)))
-		kp_err(cb, "NPU memory freed: the device's work on the QP not seen done in %u ms",
+	if (qp && (posted != 2 || atomic_read(&c->npu_fence)))
+		kp_err(c->t, "NPU memory freed: the device's work on the QP not seen done in %u ms",
 		       KP_DRAIN_MS);
 	/*
 	 * A marker is flushed by whoever completes its queue: rxe's
@@ -232,29 +232,39 @@ static void kp_npu_freed(void *data)
 	 */
 	if (qp)
 		synchronize_rcu();
-	kp_err(cb, "NPU buffer %s at 0x%llx freed under the test: stopped its DMA",
-	       kp_npu_buf_name(cb, b), b->npu_va);
+	kp_err(c->t, "NPU buffer %s at 0x%llx freed under the test: stopped its DMA",
+	       kp_npu_buf_name(c, b), b->npu_va);
 }
 
 /* -EFAULT once NPU memory of the test was freed under it, else 0. */
-int kp_npu_check(struct kp_cb *cb)
+int kp_npu_check(struct kp_conn *c)
 {
-	return READ_ONCE(cb->npu_freed) ? -EFAULT : 0;
+	return READ_ONCE(c->npu_freed) ? -EFAULT : 0;
+}
+
+/*
+ * @c goes (its QP and buffers are gone): NPU memory freed under it is the
+ * test's, for kp_npu_verdict().  The first buffer named stays.
+ */
+void kp_npu_conn_end(struct kp_conn *c)
+{
+	struct kp_buf *b = READ_ONCE(c->npu_freed);
+
+	if (b && !c->t->npu_freed)
+		c->t->npu_freed = kp_npu_buf_name(c, b);
 }
 
 /*
  * The verdict of a test whose NPU memory went under it: -EFAULT whatever
  * the loop saw (a peer's disconnect, a flush, even an end that looked
- * clean), with a result line naming the buffer.  @ret otherwise.
+ * clean), with a result line naming the buffer.  @ret otherwise.  After
+ * the test's connections are gone.
  */
-int kp_npu_verdict(struct kp_cb *cb, int ret)
+int kp_npu_verdict(struct kp_test *t, int ret)
 {
-	struct kp_buf *b = READ_ONCE(cb->npu_freed);
-
-	if (!b)
+	if (!t->npu_freed)
 		return ret;
-	kp_rec_result(cb, "error=%d npu_freed=%s", -EFAULT,
-		      kp_npu_buf_name(cb, b));
+	kp_rec_result(t, "error=%d npu_freed=%s", -EFAULT, t->npu_freed);
 	return -EFAULT;
 }
 
@@ -263,51 +273,48 @@ int kp_npu_verdict(struct kp_cb *cb, int ret)
  * piece of npu_va,npu_len, or (the rig) an allocation of the emulated NPU's
  * owned by the writer.
  */
-static int kp_npu_va(struct kp_cb *cb, struct kp_buf *b, u32 size)
+static int kp_npu_va(struct kp_conn *c, struct kp_buf *b, u32 size)
 {
+	struct kp_test *t = c->t;
 	u64 need = ALIGN((u64)size, KP_NPU_VA_ALIGN);
-	struct kp_cb *cur;
 	u64 left;
 
-	if (!cb->opts.npu_va) {
-		b->npu_va = cb->npu_rt->alloc(cb->opts.npu_dev, size,
-					      current->tgid);
+	if (!t->opts.npu_va) {
+		b->npu_va = t->npu_rt->alloc(t->opts.npu_dev, size,
+					     current->tgid);
 		if (!b->npu_va) {
-			kp_err(cb, "no %u bytes of NPU memory on npu_dev %u",
-			       size, cb->opts.npu_dev);
+			kp_err(t, "no %u bytes of NPU memory on npu_dev %u",
+			       size, t->opts.npu_dev);
 			return -ENOMEM;
 		}
 		b->npu_owned = true;
 		return 0;
 	}
-	/* qps=N: every connection's pieces come from the lead's cursor */
-	cur = cb->lead;
-	left = cb->opts.npu_va + cb->opts.npu_len - cur->npu_next;
+	/* qps=N: every connection's pieces come from the test's cursor */
+	left = t->opts.npu_va + t->opts.npu_len - t->npu_next;
 	if (need > left) {
-		kp_err(cb, "npu_len=%llu: %llu bytes left at 0x%llx, the %s buffer needs %llu",
-		       cb->opts.npu_len, left, cur->npu_next,
-		       kp_npu_buf_name(cb, b), need);
+		kp_err(t, "npu_len=%llu: %llu bytes left at 0x%llx, the %s buffer needs %llu",
+		       t->opts.npu_len, left, t->npu_next,
+		       kp_npu_buf_name(c, b), need);
 		return -ENOSPC;
 	}
-	b->npu_va = cur->npu_next;
-	cur->npu_next += need;
-	cur->npu_bufs++;
+	b->npu_va = t->npu_next;
+	t->npu_next += need;
+	t->npu_bufs++;
 	return 0;
 }
 
 /* Give @b's piece back: the cursor rewinds over the last piece carved. */
-static void kp_npu_uncarve(struct kp_cb *cb, struct kp_buf *b)
+static void kp_npu_uncarve(struct kp_test *t, struct kp_buf *b)
 {
-	struct kp_cb *cur = cb->lead;
-
-	if (b->npu_va + ALIGN((u64)b->size, KP_NPU_VA_ALIGN) == cur->npu_next)
-		cur->npu_next = b->npu_va;
-	if (!--cur->npu_bufs)
-		cur->npu_next = cb->opts.npu_va;	/* all pieces back */
+	if (b->npu_va + ALIGN((u64)b->size, KP_NPU_VA_ALIGN) == t->npu_next)
+		t->npu_next = b->npu_va;
+	if (!--t->npu_bufs)
+		t->npu_next = t->opts.npu_va;	/* all pieces back */
 }
 
 /* Map the NPU pages behind @b for the CPU: memremap, as GDRCopy maps a BAR. */
-static int kp_npu_map(struct kp_cb *cb, struct kp_buf *b)
+static int kp_npu_map(struct kp_conn *c, struct kp_buf *b)
 {
 	u64 off = b->npu_va & (b->npu_page - 1);
 	unsigned int i, n = DIV_ROUND_UP(off + b->size, b->npu_page);
@@ -320,9 +327,9 @@ static int kp_npu_map(struct kp_cb *cb, struct kp_buf *b)
 	for (i = 0; i < n; i++) {
 		u64 pa;
 
-		ret = cb->npu->page_pa(b->npu_ctx, i, &pa);
+		ret = c->t->npu->page_pa(b->npu_ctx, i, &pa);
 		if (ret) {
-			kp_err(cb, "NPU page %u of %u: no address (%d)", i, n,
+			kp_err(c->t, "NPU page %u of %u: no address (%d)", i, n,
 			       ret);
 			return ret;
 		}
@@ -331,7 +338,7 @@ static int kp_npu_map(struct kp_cb *cb, struct kp_buf *b)
 					 npu_pa_is_ram(pa, b->npu_page) ?
 					 MEMREMAP_WB : MEMREMAP_WC);
 		if (!b->npu_cpu[i]) {
-			kp_err(cb, "memremap of NPU page %u at %pa failed", i,
+			kp_err(c->t, "memremap of NPU page %u at %pa failed", i,
 			       &pa);
 			return -ENOMEM;
 		}
@@ -348,20 +355,20 @@ static int kp_npu_map(struct kp_cb *cb, struct kp_buf *b)
  * take a wrong page for it (on x86 it happens to map back; on arm64 it
  * is another page of RAM), so there it is refused.
  */
-static int kp_npu_virt_ok(struct kp_cb *cb, struct kp_buf *b)
+static int kp_npu_virt_ok(struct kp_conn *c, struct kp_buf *b)
 {
-	struct ib_device *dev = kp_dev(cb);
+	struct ib_device *dev = kp_dev(c);
 	bool rxe = false;
 	u64 pa;
 	int ret;
 
 	if (dev->dma_device)
 		return 0;
-	ret = cb->npu->page_pa(b->npu_ctx, 0, &pa);
+	ret = c->t->npu->page_pa(b->npu_ctx, 0, &pa);
 	if (ret || npu_pa_is_ram(pa, b->npu_page))
 		return ret;
 #ifdef KP_HAVE_IB_VIRT_DMA_TO_PAGE
-	kp_err(cb, "%s is a virt-DMA device and this kernel's RDMA core turns its addresses into struct pages (ib_virt_dma_to_page): NPU memory behind a BAR has none",
+	kp_err(c->t, "%s is a virt-DMA device and this kernel's RDMA core turns its addresses into struct pages (ib_virt_dma_to_page): NPU memory behind a BAR has none",
 	       dev_name(&dev->dev));
 	return -EOPNOTSUPP;
 #endif
@@ -371,7 +378,7 @@ static int kp_npu_virt_ok(struct kp_cb *cb, struct kp_buf *b)
 	if (rxe)
 		return 0;
 	/* without the driver id no virt-DMA device is known to be rxe */
-	kp_err(cb, "%s is a virt-DMA device other than rxe: it cannot reach NPU memory behind a BAR",
+	kp_err(c->t, "%s is a virt-DMA device other than rxe: it cannot reach NPU memory behind a BAR",
 	       dev_name(&dev->dev));
 	return -EOPNOTSUPP;
 }
@@ -429,130 +436,130 @@ static int kp_npu_trim(struct kp_buf *b, int nmap)
 	return 0;
 }
 
-int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
+int kp_npu_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 {
-	const struct peer_memory_client_mofed *c = cb->npu->client;
-	struct ib_device *dev = kp_dev(cb);
+	const struct peer_memory_client_mofed *pc = c->t->npu->client;
+	struct ib_device *dev = kp_dev(c);
 	int nmap = 0, n, ret;
 	u32 npages;
 
 	b->size = size;
-	b->cb = cb;
+	b->conn = c;
 	b->shadow = kvzalloc(size, GFP_KERNEL);
 	if (!b->shadow)
 		return -ENOMEM;
 	/* the writer's memory, registered in its context */
-	ret = kp_npu_va(cb, b, size);
+	ret = kp_npu_va(c, b, size);
 	if (ret)
 		return ret;
-	if (cb->npu->acquire(b->npu_va, size, kp_npu_freed, b,
+	if (c->t->npu->acquire(b->npu_va, size, kp_npu_freed, b,
 			     &b->npu_ctx) != 1) {
-		kp_err(cb, "npu_peer_mem does not claim 0x%llx", b->npu_va);
+		kp_err(c->t, "npu_peer_mem does not claim 0x%llx", b->npu_va);
 		b->npu_ctx = NULL;
 		return -EFAULT;
 	}
-	ret = c->get_pages(b->npu_va, size, 1, 0, &b->npu_sgt, b->npu_ctx, 0);
+	ret = pc->get_pages(b->npu_va, size, 1, 0, &b->npu_sgt, b->npu_ctx, 0);
 	if (ret) {
-		kp_err(cb, "get_pages: %d", ret);
+		kp_err(c->t, "get_pages: %d", ret);
 		return ret;
 	}
 	b->npu_pinned = true;
-	ret = c->dma_map(&b->npu_sgt, b->npu_ctx, dev->dma_device, 0, &nmap);
+	ret = pc->dma_map(&b->npu_sgt, b->npu_ctx, dev->dma_device, 0, &nmap);
 	if (ret) {
-		kp_err(cb, "dma_map: %d", ret);
+		kp_err(c->t, "dma_map: %d", ret);
 		return ret;
 	}
 	b->npu_mapped = true;
-	b->npu_page = c->get_page_size(b->npu_ctx);
+	b->npu_page = pc->get_page_size(b->npu_ctx);
 	if (!is_power_of_2(b->npu_page) || !nmap) {
-		kp_err(cb, "NPU page size %llu, %d entries", b->npu_page, nmap);
+		kp_err(c->t, "NPU page size %llu, %d entries", b->npu_page, nmap);
 		return -EINVAL;
 	}
 	b->page_size = kp_npu_mr_page(dev, b->npu_page);
 	if (!b->page_size) {
-		kp_err(cb, "%s supports no MR page size dividing NPU pages of %llu bytes",
+		kp_err(c->t, "%s supports no MR page size dividing NPU pages of %llu bytes",
 		       dev_name(&dev->dev), b->npu_page);
 		return -EOPNOTSUPP;
 	}
-	ret = kp_npu_map(cb, b);
+	ret = kp_npu_map(c, b);
 	if (ret)
 		return ret;
-	ret = kp_npu_virt_ok(cb, b);
+	ret = kp_npu_virt_ok(c, b);
 	if (ret)
 		return ret;
 	ret = kp_npu_trim(b, nmap);
 	if (ret) {
-		kp_err(cb, "%d entries do not cover %u bytes", nmap, size);
+		kp_err(c->t, "%d entries do not cover %u bytes", nmap, size);
 		return ret;
 	}
 	npages = DIV_ROUND_UP((b->npu_va & (b->page_size - 1)) + size,
 			      b->page_size);
 	if (npages > dev->attrs.max_fast_reg_page_list_len) {
-		kp_err(cb, "size %u needs %u MR pages, device allows %u", size,
+		kp_err(c->t, "size %u needs %u MR pages, device allows %u", size,
 		       npages, dev->attrs.max_fast_reg_page_list_len);
 		return -EINVAL;
 	}
-	b->mr = ib_alloc_mr(cb->pd, IB_MR_TYPE_MEM_REG, npages);
+	b->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, npages);
 	if (IS_ERR(b->mr)) {
 		ret = PTR_ERR(b->mr);
 		b->mr = NULL;
-		kp_err(cb, "ib_alloc_mr(%u pages): %d", npages, ret);
+		kp_err(c->t, "ib_alloc_mr(%u pages): %d", npages, ret);
 		return ret;
 	}
 	n = ib_map_mr_sg(b->mr, b->npu_mr_sgl, b->npu_nents, NULL,
 			 b->page_size);
 	if (n != b->npu_nents || b->mr->length != size) {
-		kp_err(cb, "ib_map_mr_sg: %d of %d entries, %llu of %u bytes", n,
+		kp_err(c->t, "ib_map_mr_sg: %d of %d entries, %llu of %u bytes", n,
 		       b->npu_nents, b->mr->length, size);
 		return n < 0 ? n : -EINVAL;
 	}
 	b->dma = b->mr->iova;
-	if (cb->opts.verbose)
-		kp_info(cb, "NPU buffer 0x%llx: MR of %llu bytes in %u pages of %u (NPU pages of %llu)",
+	if (c->t->opts.verbose)
+		kp_info(c->t, "NPU buffer 0x%llx: MR of %llu bytes in %u pages of %u (NPU pages of %llu)",
 			b->npu_va, b->mr->length, npages, b->page_size,
 			b->npu_page);
 	return 0;
 }
 
-void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b)
+void kp_npu_buf_free(struct kp_conn *c, struct kp_buf *b)
 {
-	const struct peer_memory_client_mofed *c = cb->npu->client;
+	const struct peer_memory_client_mofed *pc = c->t->npu->client;
 
 	/*
 	 * From here until the end the writer does not reap the CQ: a free
 	 * callback reaps its own fence (put_pages below may wait for it),
 	 * and one that posted before is reaped here.
 	 */
-	mutex_lock(&cb->npu_lock);
-	cb->npu_releasing = true;
-	mutex_unlock(&cb->npu_lock);
-	kp_npu_fence_reap(cb);
+	mutex_lock(&c->npu_lock);
+	c->npu_releasing = true;
+	mutex_unlock(&c->npu_lock);
+	kp_npu_fence_reap(c);
 	if (b->mr)
 		ib_dereg_mr(b->mr);
 	if (b->npu_mapped)
-		c->dma_unmap(&b->npu_sgt, b->npu_ctx, kp_dev(cb)->dma_device);
+		pc->dma_unmap(&b->npu_sgt, b->npu_ctx, kp_dev(c)->dma_device);
 	if (b->npu_pinned)
-		c->put_pages(&b->npu_sgt, b->npu_ctx);
+		pc->put_pages(&b->npu_sgt, b->npu_ctx);
 	kp_npu_unmap(b);
 	if (b->npu_ctx)
-		c->release(b->npu_ctx);
+		pc->release(b->npu_ctx);
 	if (b->npu_owned)
-		cb->npu_rt->free(b->npu_va);
+		c->t->npu_rt->free(b->npu_va);
 	else if (b->npu_va)
-		kp_npu_uncarve(cb, b);
+		kp_npu_uncarve(c->t, b);
 	kvfree(b->npu_mr_sgl);
 	kvfree(b->shadow);
 	memset(b, 0, sizeof(*b));
-	mutex_lock(&cb->npu_lock);
-	cb->npu_releasing = false;
-	mutex_unlock(&cb->npu_lock);
+	mutex_lock(&c->npu_lock);
+	c->npu_releasing = false;
+	mutex_unlock(&c->npu_lock);
 }
 
 /*
  * Copy between @b's shadow and its NPU memory, page by page; not once the
  * memory was freed, and never while its free callback runs.
  */
-static int kp_npu_copy(struct kp_cb *cb, struct kp_buf *b, u32 len,
+static int kp_npu_copy(struct kp_conn *c, struct kp_buf *b, u32 len,
 		       bool to_npu)
 {
 	u64 pos = b->npu_va & (b->npu_page - 1);
@@ -560,9 +567,9 @@ static int kp_npu_copy(struct kp_cb *cb, struct kp_buf *b, u32 len,
 
 	if (len > b->size)
 		return -EINVAL;
-	mutex_lock(&cb->npu_lock);
-	if (cb->npu_freed) {
-		mutex_unlock(&cb->npu_lock);
+	mutex_lock(&c->npu_lock);
+	if (c->npu_freed) {
+		mutex_unlock(&c->npu_lock);
 		return -EFAULT;
 	}
 	while (len) {
@@ -578,16 +585,16 @@ static int kp_npu_copy(struct kp_cb *cb, struct kp_buf *b, u32 len,
 		pos += n;
 		len -= n;
 	}
-	mutex_unlock(&cb->npu_lock);
+	mutex_unlock(&c->npu_lock);
 	return 0;
 }
 
-int kp_npu_copy_to(struct kp_cb *cb, struct kp_buf *b, u32 len)
+int kp_npu_copy_to(struct kp_conn *c, struct kp_buf *b, u32 len)
 {
-	return kp_npu_copy(cb, b, len, true);
+	return kp_npu_copy(c, b, len, true);
 }
 
-int kp_npu_copy_from(struct kp_cb *cb, struct kp_buf *b, u32 len)
+int kp_npu_copy_from(struct kp_conn *c, struct kp_buf *b, u32 len)
 {
-	return kp_npu_copy(cb, b, len, false);
+	return kp_npu_copy(c, b, len, false);
 }

@@ -21,271 +21,271 @@
 #define KP_INFO_LEN	sizeof(struct kp_rdma_info)
 #define KP_SHOW_MAX	64	/* bytes of payload a verbose line shows */
 
-static void kp_ping_result(struct kp_cb *cb, u32 rounds, u32 size)
+static void kp_ping_result(struct kp_conn *c, u32 rounds, u32 size)
 {
 	char line[KP_RESULT_MAX];
 
-	kp_ping_format(line, sizeof(line), rounds, size, cb->opts.validate);
-	kp_rec_result(cb, "%s", line);
+	kp_ping_format(line, sizeof(line), rounds, size, c->t->opts.validate);
+	kp_rec_result(c->t, "%s", line);
 }
 
 /* Post an advertisement of @b; its completion is reaped on the way. */
-static int kp_send_info(struct kp_cb *cb, struct kp_buf *b, u32 len,
+static int kp_send_info(struct kp_conn *c, struct kp_buf *b, u32 len,
 			u32 inv_rkey)
 {
-	void *msg = kp_send_buf(cb);
+	void *msg = kp_send_buf(c);
 
 	if (IS_ERR(msg))
 		return PTR_ERR(msg);
 	kp_set_info(msg, b, len);
-	return kp_post_send_msg(cb, KP_INFO_LEN, inv_rkey);
+	return kp_post_send_msg(c, KP_INFO_LEN, inv_rkey);
 }
 
-static int kp_recv_info(struct kp_cb *cb, unsigned int spin)
+static int kp_recv_info(struct kp_conn *c, unsigned int spin)
 {
-	int ret = kp_wait_for(cb, KP_WR_RECV, spin);
+	int ret = kp_wait_for(c, KP_WR_RECV, spin);
 
 	if (ret)
 		return ret;
-	if (cb->recv_len != KP_INFO_LEN) {
-		kp_err(cb, "ping message of %u bytes, want %zu", cb->recv_len,
+	if (c->recv_len != KP_INFO_LEN) {
+		kp_err(c->t, "ping message of %u bytes, want %zu", c->recv_len,
 		       KP_INFO_LEN);
 		return -EPROTO;
 	}
-	kp_get_info(cb, cb->recv_msg);
+	kp_get_info(c, c->recv_msg);
 	return 0;
 }
 
 /* The server may have invalidated @b's key with SEND_WITH_INV. */
-static int kp_note_remote_inv(struct kp_cb *cb, struct kp_buf *b)
+static int kp_note_remote_inv(struct kp_conn *c, struct kp_buf *b)
 {
-	if (!cb->recv_inv_rkey)
+	if (!c->recv_inv_rkey)
 		return 0;
-	if (cb->recv_inv_rkey != b->mr->rkey) {
-		kp_err(cb, "peer invalidated rkey 0x%x, expected 0x%x",
-		       cb->recv_inv_rkey, b->mr->rkey);
+	if (c->recv_inv_rkey != b->mr->rkey) {
+		kp_err(c->t, "peer invalidated rkey 0x%x, expected 0x%x",
+		       c->recv_inv_rkey, b->mr->rkey);
 		return -EPROTO;
 	}
 	b->registered = false;
 	return 0;
 }
 
-int kp_ping_client(struct kp_cb *cb)
+int kp_ping_client(struct kp_conn *c)
 {
-	unsigned int spin = cb->opts.poll ? KP_SPIN_ALWAYS : 0;
-	u32 size = cb->opts.size, round;
+	unsigned int spin = c->t->opts.poll ? KP_SPIN_ALWAYS : 0;
+	u32 size = c->t->opts.size, round;
 	u8 *start, *rdma;
 	int ret;
 
-	ret = kp_buf_alloc(cb, &cb->start, size);
+	ret = kp_buf_alloc(c, &c->start, size);
 	if (ret)
 		return ret;
-	ret = kp_buf_alloc(cb, &cb->rdma, size);
+	ret = kp_buf_alloc(c, &c->rdma, size);
 	if (ret)
 		return ret;
-	start = kp_buf_cpu(&cb->start);
-	rdma = kp_buf_cpu(&cb->rdma);
+	start = kp_buf_cpu(&c->start);
+	rdma = kp_buf_cpu(&c->rdma);
 
-	for (round = 0; round < cb->opts.count; round++) {
+	for (round = 0; round < c->t->opts.count; round++) {
 		kp_ping_fill(start, size, round);
-		ret = kp_buf_to_dev(cb, &cb->start, size);
+		ret = kp_buf_to_dev(c, &c->start, size);
 		if (ret)
 			break;
-		if (cb->opts.validate) {
+		if (c->t->opts.validate) {
 			memset(rdma, 0, size);
-			ret = kp_buf_to_dev(cb, &cb->rdma, size);
+			ret = kp_buf_to_dev(c, &c->rdma, size);
 			if (ret)
 				break;
 		}
 
 		/* READ_ADV: the server reads our start buffer */
-		ret = kp_post_reg(cb, &cb->start, IB_ACCESS_LOCAL_WRITE |
+		ret = kp_post_reg(c, &c->start, IB_ACCESS_LOCAL_WRITE |
 				  IB_ACCESS_REMOTE_READ, false);
 		if (ret)
 			break;
-		ret = kp_send_info(cb, &cb->start, size, 0);
+		ret = kp_send_info(c, &c->start, size, 0);
 		if (ret)
 			break;
-		ret = kp_wait_for(cb, KP_WR_RECV, spin);
+		ret = kp_wait_for(c, KP_WR_RECV, spin);
 		if (ret)
 			break;
-		ret = kp_note_remote_inv(cb, &cb->start);
+		ret = kp_note_remote_inv(c, &c->start);
 		if (ret)
 			break;
 
 		/* WRITE_ADV: the server writes it back into our rdma buffer */
-		ret = kp_post_reg(cb, &cb->rdma, IB_ACCESS_LOCAL_WRITE |
+		ret = kp_post_reg(c, &c->rdma, IB_ACCESS_LOCAL_WRITE |
 				  IB_ACCESS_REMOTE_WRITE, false);
 		if (ret)
 			break;
-		ret = kp_send_info(cb, &cb->rdma, size, 0);
+		ret = kp_send_info(c, &c->rdma, size, 0);
 		if (ret)
 			break;
-		ret = kp_wait_for(cb, KP_WR_RECV, spin);
+		ret = kp_wait_for(c, KP_WR_RECV, spin);
 		if (ret)
 			break;
-		ret = kp_note_remote_inv(cb, &cb->rdma);
+		ret = kp_note_remote_inv(c, &c->rdma);
 		if (ret)
 			break;
 
 		/* retire the keys of this round */
-		if (cb->start.registered) {
-			ret = kp_post_inv(cb, &cb->start, false);
+		if (c->start.registered) {
+			ret = kp_post_inv(c, &c->start, false);
 			if (ret)
 				break;
 		}
-		if (cb->rdma.registered) {
-			ret = kp_post_inv(cb, &cb->rdma, false);
+		if (c->rdma.registered) {
+			ret = kp_post_inv(c, &c->rdma, false);
 			if (ret)
 				break;
 		}
 
-		if (!cb->opts.validate && !cb->opts.verbose)
+		if (!c->t->opts.validate && !c->t->opts.verbose)
 			continue;
-		ret = kp_buf_to_cpu(cb, &cb->rdma, size);
+		ret = kp_buf_to_cpu(c, &c->rdma, size);
 		if (ret)
 			break;
-		if (cb->opts.validate && memcmp(start, rdma, size)) {
+		if (c->t->opts.validate && memcmp(start, rdma, size)) {
 			long at = kp_ping_check(rdma, size, round);
 
-			kp_err(cb, "round %u: data differs at byte %ld", round,
+			kp_err(c->t, "round %u: data differs at byte %ld", round,
 			       at);
-			kp_rec_result(cb, "error=%d validation failed: round %u byte %ld",
+			kp_rec_result(c->t, "error=%d validation failed: round %u byte %ld",
 				      -EBADMSG, round, at);
 			ret = -EBADMSG;
 			break;
 		}
-		if (cb->opts.verbose)
-			kp_info(cb, "ping data: %.*s",
+		if (c->t->opts.verbose)
+			kp_info(c->t, "ping data: %.*s",
 				(int)min_t(u32, size - 1, KP_SHOW_MAX), rdma);
 	}
 	if (ret)
 		return ret;
-	kp_ping_result(cb, round, size);
+	kp_ping_result(c, round, size);
 	return 0;
 }
 
 /* One served round: READ the client's data, ack, WRITE it back, done. */
-static int kp_serve_round(struct kp_cb *cb, u32 round, u32 *len,
+static int kp_serve_round(struct kp_conn *c, u32 round, u32 *len,
 			  unsigned int spin)
 {
 	const int sink = IB_ACCESS_LOCAL_WRITE;
-	enum ib_wr_opcode rd = cb->opts.read_inv ? IB_WR_RDMA_READ_WITH_INV :
+	enum ib_wr_opcode rd = c->t->opts.read_inv ? IB_WR_RDMA_READ_WITH_INV :
 			       IB_WR_RDMA_READ;
-	bool use_mr = !cb->opts.local_dma_lkey;
+	bool use_mr = !c->t->opts.local_dma_lkey;
 	u32 wlen;
 	int ret;
 
-	if (cb->remote_len > cb->rdma.size) {
-		kp_err(cb, "round %u: client offers %u bytes, buffer is %u",
-		       round, cb->remote_len, cb->rdma.size);
+	if (c->remote_len > c->rdma.size) {
+		kp_err(c->t, "round %u: client offers %u bytes, buffer is %u",
+		       round, c->remote_len, c->rdma.size);
 		return -EMSGSIZE;
 	}
-	*len = cb->remote_len;
+	*len = c->remote_len;
 	if (use_mr) {
-		ret = kp_post_reg(cb, &cb->rdma, sink, false);
+		ret = kp_post_reg(c, &c->rdma, sink, false);
 		if (ret)
 			return ret;
 	}
-	ret = kp_post_rdma(cb, rd, &cb->rdma, *len, KP_WR_READ, true, 0);
+	ret = kp_post_rdma(c, rd, &c->rdma, *len, KP_WR_READ, true, 0);
 	if (ret)
 		return ret;
-	ret = kp_wait_for(cb, KP_WR_READ, spin);
+	ret = kp_wait_for(c, KP_WR_READ, spin);
 	if (ret)
 		return ret;
-	if (cb->opts.read_inv)
-		cb->rdma.registered = false;
+	if (c->t->opts.read_inv)
+		c->rdma.registered = false;
 
-	if (cb->opts.validate || cb->opts.verbose) {
-		ret = kp_buf_to_cpu(cb, &cb->rdma, *len);
+	if (c->t->opts.validate || c->t->opts.verbose) {
+		ret = kp_buf_to_cpu(c, &c->rdma, *len);
 		if (ret)
 			return ret;
 	}
-	if (cb->opts.validate) {
-		long at = kp_ping_check(kp_buf_cpu(&cb->rdma), *len, round);
+	if (c->t->opts.validate) {
+		long at = kp_ping_check(kp_buf_cpu(&c->rdma), *len, round);
 
 		if (at >= 0) {
-			kp_err(cb, "round %u: byte %ld is not the ping payload",
+			kp_err(c->t, "round %u: byte %ld is not the ping payload",
 			       round, at);
-			kp_rec_result(cb, "error=%d validation failed: round %u byte %ld",
+			kp_rec_result(c->t, "error=%d validation failed: round %u byte %ld",
 				      -EBADMSG, round, at);
 			return -EBADMSG;
 		}
 	}
-	if (cb->opts.verbose)
-		kp_info(cb, "server ping data: %.*s",
+	if (c->t->opts.verbose)
+		kp_info(c->t, "server ping data: %.*s",
 			(int)min_t(u32, *len ? *len - 1 : 0, KP_SHOW_MAX),
-			(char *)kp_buf_cpu(&cb->rdma));
+			(char *)kp_buf_cpu(&c->rdma));
 
-	ret = kp_send_info(cb, &cb->rdma, *len,
-			   cb->opts.server_inv ? cb->remote_rkey : 0);
+	ret = kp_send_info(c, &c->rdma, *len,
+			   c->t->opts.server_inv ? c->remote_rkey : 0);
 	if (ret)
 		return ret;
 
-	ret = kp_recv_info(cb, spin);
+	ret = kp_recv_info(c, spin);
 	if (ret)
 		return ret;
-	wlen = min(*len, cb->remote_len);
-	if (use_mr && !cb->rdma.registered) {
-		ret = kp_post_reg(cb, &cb->rdma, sink, false);
+	wlen = min(*len, c->remote_len);
+	if (use_mr && !c->rdma.registered) {
+		ret = kp_post_reg(c, &c->rdma, sink, false);
 		if (ret)
 			return ret;
 	}
-	ret = kp_post_rdma(cb, IB_WR_RDMA_WRITE, &cb->rdma, wlen, KP_WR_WRITE,
+	ret = kp_post_rdma(c, IB_WR_RDMA_WRITE, &c->rdma, wlen, KP_WR_WRITE,
 			   true, 0);
 	if (ret)
 		return ret;
-	ret = kp_wait_for(cb, KP_WR_WRITE, spin);
+	ret = kp_wait_for(c, KP_WR_WRITE, spin);
 	if (ret)
 		return ret;
 
-	ret = kp_send_info(cb, &cb->rdma, wlen,
-			   cb->opts.server_inv ? cb->remote_rkey : 0);
+	ret = kp_send_info(c, &c->rdma, wlen,
+			   c->t->opts.server_inv ? c->remote_rkey : 0);
 	if (ret)
 		return ret;
-	if (use_mr && cb->rdma.registered)
-		ret = kp_post_inv(cb, &cb->rdma, false);
+	if (use_mr && c->rdma.registered)
+		ret = kp_post_inv(c, &c->rdma, false);
 	return ret;
 }
 
-int kp_ping_server(struct kp_cb *cb)
+int kp_ping_server(struct kp_conn *c)
 {
-	unsigned int spin = cb->opts.poll ? KP_SPIN_ALWAYS : 0;
+	unsigned int spin = c->t->opts.poll ? KP_SPIN_ALWAYS : 0;
 	u32 round, len = 0;
 	int ret;
 
-	ret = kp_wait_for(cb, KP_WR_RECV, spin);
+	ret = kp_wait_for(c, KP_WR_RECV, spin);
 	if (ret == -ECONNRESET) {
-		kp_rec_result(cb, "client left without a message");
+		kp_rec_result(c->t, "client left without a message");
 		return 0;
 	}
 	if (ret)
 		return ret;
-	if (cb->recv_len == sizeof(struct kp_hello))
-		return kp_test_server(cb);
-	if (cb->recv_len != KP_INFO_LEN) {
-		kp_err(cb, "first message of %u bytes is neither ping nor hello",
-		       cb->recv_len);
+	if (c->recv_len == sizeof(struct kp_hello))
+		return kp_test_server(c->t);
+	if (c->recv_len != KP_INFO_LEN) {
+		kp_err(c->t, "first message of %u bytes is neither ping nor hello",
+		       c->recv_len);
 		return -EPROTO;
 	}
-	if (cb->opts.mode != KP_MODE_PING) {
-		kp_err(cb, "server runs %s, client runs ping",
-		       kp_mode_name(cb->opts.mode));
+	if (c->t->opts.mode != KP_MODE_PING) {
+		kp_err(c->t, "server runs %s, client runs ping",
+		       kp_mode_name(c->t->opts.mode));
 		return -EPROTO;
 	}
-	kp_get_info(cb, cb->recv_msg);
-	if (!cb->remote_len || cb->remote_len > KP_MAX_SIZE) {
-		kp_err(cb, "client offers %u bytes, limit %u", cb->remote_len,
+	kp_get_info(c, c->recv_msg);
+	if (!c->remote_len || c->remote_len > KP_MAX_SIZE) {
+		kp_err(c->t, "client offers %u bytes, limit %u", c->remote_len,
 		       KP_MAX_SIZE);
 		return -EMSGSIZE;
 	}
-	ret = kp_buf_alloc(cb, &cb->rdma, cb->remote_len);
+	ret = kp_buf_alloc(c, &c->rdma, c->remote_len);
 	if (ret)
 		return ret;
 
 	for (round = 0; ; round++) {
 		if (round) {
-			ret = kp_recv_info(cb, spin);
+			ret = kp_recv_info(c, spin);
 			if (ret == -ECONNRESET) {
 				ret = 0;	/* the client is done */
 				break;
@@ -293,10 +293,10 @@ int kp_ping_server(struct kp_cb *cb)
 			if (ret)
 				return ret;
 		}
-		ret = kp_serve_round(cb, round, &len, spin);
+		ret = kp_serve_round(c, round, &len, spin);
 		if (ret)
 			return ret;
 	}
-	kp_ping_result(cb, round, len);
+	kp_ping_result(c, round, len);
 	return 0;
 }

@@ -29,13 +29,13 @@ static const char * const kp_rec_state_names[] = {
 	[KP_REC_FAILED] = "failed",
 };
 
-void kp_rec_result(struct kp_cb *cb, const char *fmt, ...)
+void kp_rec_result(struct kp_test *t, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	mutex_lock(&kp_rec_lock);
-	vsnprintf(cb->rec->result, sizeof(cb->rec->result), fmt, ap);
+	vsnprintf(t->rec->result, sizeof(t->rec->result), fmt, ap);
 	mutex_unlock(&kp_rec_lock);
 	va_end(ap);
 }
@@ -44,9 +44,9 @@ void kp_rec_result(struct kp_cb *cb, const char *fmt, ...)
  * Append a measured result; the array grows by one, outside the lock (a
  * qps=64 sweep keeps thousands: kvmalloc, not one large kmalloc).
  */
-int kp_rec_add(struct kp_cb *cb, const struct kp_result *res)
+int kp_rec_add(struct kp_test *t, const struct kp_result *res)
 {
-	struct kp_record *rec = cb->rec;
+	struct kp_record *rec = t->rec;
 	struct kp_result *new, *old;
 
 	new = kvmalloc_array(rec->nres + 1, sizeof(*new), GFP_KERNEL);
@@ -65,22 +65,22 @@ int kp_rec_add(struct kp_cb *cb, const struct kp_result *res)
 	return 0;
 }
 
-void kp_rec_progress(struct kp_cb *cb, const struct kp_progress *p)
+void kp_rec_progress(struct kp_test *t, const struct kp_progress *p)
 {
 	char line[KP_RESULT_MAX];
 
-	kp_progress_format(line, sizeof(line), kp_mode_name(cb->mode), p);
-	kp_info(cb, "progress: %s", line);
+	kp_progress_format(line, sizeof(line), kp_mode_name(t->mode), p);
+	kp_info(t, "progress: %s", line);
 	mutex_lock(&kp_rec_lock);
-	cb->rec->progress = *p;
-	cb->rec->has_progress = true;
+	t->rec->progress = *p;
+	t->rec->has_progress = true;
 	mutex_unlock(&kp_rec_lock);
 }
 
-void kp_rec_set_dev(struct kp_cb *cb, struct ib_device *dev)
+void kp_rec_set_dev(struct kp_test *t, struct ib_device *dev)
 {
 	mutex_lock(&kp_rec_lock);
-	strscpy(cb->rec->dev, dev_name(&dev->dev), sizeof(cb->rec->dev));
+	strscpy(t->rec->dev, dev_name(&dev->dev), sizeof(t->rec->dev));
 	mutex_unlock(&kp_rec_lock);
 }
 

@@ -9,47 +9,46 @@
 #include "krping_npu.h"
 
 /* One READ of the peer's buffer, from post to completion. */
-static int kp_rlat_one(struct kp_cb *cb)
+static int kp_rlat_one(struct kp_conn *c)
 {
-	unsigned int spin = kp_loop_spin(cb);
+	unsigned int spin = kp_loop_spin(c);
 	struct ib_wc wc;
 	int ret;
 
-	ret = kp_post_rdma(cb, IB_WR_RDMA_READ, &cb->rdma, cb->size,
+	ret = kp_post_rdma(c, IB_WR_RDMA_READ, &c->rdma, c->t->size,
 			   KP_WR_READ, true, 0);
 	if (ret)
 		return ret;
 	do {
-		ret = kp_poll(cb, &wc, 1, spin);
+		ret = kp_poll(c, &wc, 1, spin);
 		if (ret < 0)
 			return ret;
 	} while (wc.wr_id != KP_WR_READ);
 	return 0;
 }
 
-int kp_rlat_run(struct kp_cb *cb)
+int kp_rlat_run(struct kp_conn *c)
 {
 	u64 i, t0, now;
 	int ret;
 
 	/* warm-up: the same READs, untimed */
-	for (i = 0; i < cb->opts.warmup; i++) {
-		ret = kp_rlat_one(cb);
+	for (i = 0; i < c->t->opts.warmup; i++) {
+		ret = kp_rlat_one(c);
 		if (ret)
 			return ret;
-		kp_loop_yield(cb);
+		kp_loop_yield(c);
 	}
-	kp_run_begin(cb);
-	now = cb->run.start_ns;
-	for (i = 0; !kp_run_over(cb, i, now); i++) {
+	now = kp_run_begin(c, &c->t->run);
+	for (i = 0; !kp_run_over(c, i, now); i++) {
 		t0 = ktime_get_ns();
-		ret = kp_rlat_one(cb);
+		ret = kp_rlat_one(c);
 		if (ret)
 			return ret;
 		now = ktime_get_ns();
-		kp_lat_sample(cb, i, now - t0);
-		kp_run_tick(cb, i + 1, now);
-		kp_loop_yield(cb);
+		kp_lat_sample(c, i, now - t0);
+		kp_run_tick(c, i + 1, now);
+		kp_loop_yield(c);
 	}
-	return kp_stats_lat(cb, i, 1);
+	return kp_stats_lat(c, i, 1);
 }

@@ -12,7 +12,7 @@
  * many zero-length SENDs (skips) before its first data message.  Only the
  * last data message of a size carries immediate data, KP_IMM_LAST; a side
  * that sees it queues its control receives again for the FIN exchange.
- * bw,send's server keeps up to cb->rq_data_max data receives posted and
+ * bw,send's server keeps up to c->rq_data_max data receives posted and
  * has some left when the stream ends: it asks the client for as many
  * skips (KP_MSG_SKIP), and kp_send_flush() takes them.
  */
@@ -28,29 +28,29 @@
  * is set by the one with KP_IMM_LAST.  Skips must all come before data;
  * nothing else may arrive.
  */
-static int kp_send_take(struct kp_cb *cb, const struct ib_wc *wc, u32 *got,
+static int kp_send_take(struct kp_conn *c, const struct ib_wc *wc, u32 *got,
 			bool *last)
 {
 	switch (wc->wr_id) {
 	case KP_WR_RECV:
-		if (wc->byte_len || !cb->skip_in) {
-			kp_err(cb, "a message of %u bytes in the data phase (%u skips due)",
-			       wc->byte_len, cb->skip_in);
+		if (wc->byte_len || !c->skip_in) {
+			kp_err(c->t, "a message of %u bytes in the data phase (%u skips due)",
+			       wc->byte_len, c->skip_in);
 			return -EPROTO;
 		}
-		cb->skip_in--;
+		c->skip_in--;
 		return 0;
 	case KP_WR_DATA_RECV:
-		if (cb->skip_in || *last || wc->byte_len != cb->size) {
-			kp_err(cb, "data message of %u bytes (want %u), %u skips due%s",
-			       wc->byte_len, cb->size, cb->skip_in,
+		if (c->skip_in || *last || wc->byte_len != c->t->size) {
+			kp_err(c->t, "data message of %u bytes (want %u), %u skips due%s",
+			       wc->byte_len, c->t->size, c->skip_in,
 			       *last ? ", after the last" : "");
 			return -EPROTO;
 		}
 		(*got)++;
 		if (wc->wc_flags & IB_WC_WITH_IMM) {
 			if (be32_to_cpu(wc->ex.imm_data) != KP_IMM_LAST) {
-				kp_err(cb, "data message with immediate 0x%x",
+				kp_err(c->t, "data message with immediate 0x%x",
 				       be32_to_cpu(wc->ex.imm_data));
 				return -EPROTO;
 			}
@@ -62,14 +62,14 @@ static int kp_send_take(struct kp_cb *cb, const struct ib_wc *wc, u32 *got,
 	case KP_WR_SEND:
 		return 0;	/* our own sends */
 	default:
-		kp_err(cb, "unexpected completion %llu in the data phase",
+		kp_err(c->t, "unexpected completion %llu in the data phase",
 		       wc->wr_id);
 		return -EPROTO;
 	}
 }
 
 /* Reap until the peer's next data message; *@last: it was the last. */
-static int kp_slat_wait(struct kp_cb *cb, unsigned int spin, bool *last)
+static int kp_slat_wait(struct kp_conn *c, unsigned int spin, bool *last)
 {
 	struct ib_wc wc[4];
 	u32 got = 0;
@@ -77,11 +77,11 @@ static int kp_slat_wait(struct kp_cb *cb, unsigned int spin, bool *last)
 
 	*last = false;
 	while (!got) {
-		n = kp_poll(cb, wc, ARRAY_SIZE(wc), spin);
+		n = kp_poll(c, wc, ARRAY_SIZE(wc), spin);
 		if (n < 0)
 			return n;
 		for (i = 0; i < n; i++) {
-			ret = kp_send_take(cb, &wc[i], &got, last);
+			ret = kp_send_take(c, &wc[i], &got, last);
 			if (ret)
 				return ret;
 		}
@@ -89,10 +89,10 @@ static int kp_slat_wait(struct kp_cb *cb, unsigned int spin, bool *last)
 	return 0;
 }
 
-static int kp_slat_send(struct kp_cb *cb, bool last, bool signal)
+static int kp_slat_send(struct kp_conn *c, bool last, bool signal)
 {
-	return kp_post_rdma(cb, last ? IB_WR_SEND_WITH_IMM : IB_WR_SEND,
-			    &cb->rdma, cb->size, KP_WR_DATA_SEND,
+	return kp_post_rdma(c, last ? IB_WR_SEND_WITH_IMM : IB_WR_SEND,
+			    &c->rdma, c->t->size, KP_WR_DATA_SEND,
 			    signal || last, last ? KP_IMM_LAST : 0);
 }
 
@@ -103,60 +103,59 @@ static int kp_slat_send(struct kp_cb *cb, bool last, bool signal)
  * finds the queue empty.  The client's warmup= round trips are not timed;
  * the server answers them like any other.
  */
-int kp_slat_run(struct kp_cb *cb)
+int kp_slat_run(struct kp_conn *c)
 {
-	bool client = cb->opts.role == KP_ROLE_CLIENT;
-	u64 warm = client ? cb->opts.warmup : 0;
-	unsigned int spin = kp_loop_spin(cb);
+	bool client = c->t->opts.role == KP_ROLE_CLIENT;
+	u64 warm = client ? c->t->opts.warmup : 0;
+	unsigned int spin = kp_loop_spin(c);
 	bool last = false, peer_last;
 	u64 i, t0, now = 0;
 	int ret;
 
-	ret = kp_post_skips(cb, cb->skip_out);
+	ret = kp_post_skips(c, c->skip_out);
 	if (ret)
 		return ret;
-	cb->skip_out = 0;
+	c->skip_out = 0;
 	for (i = 0; !last; i++) {
 		bool signal = (i + 1) % KP_SLAT_SIGNAL == 0;
 		bool timed = i >= warm;
 
 		if (i == warm) {
-			kp_run_begin(cb);
-			now = cb->run.start_ns;
+			now = kp_run_begin(c, &c->t->run);
 		}
 		t0 = ktime_get_ns();
 		if (client) {
-			last = timed && kp_run_over(cb, i - warm + 1, now);
-			ret = kp_slat_send(cb, last, signal);
+			last = timed && kp_run_over(c, i - warm + 1, now);
+			ret = kp_slat_send(c, last, signal);
 			if (ret)
 				return ret;
 		}
-		ret = kp_slat_wait(cb, spin, &peer_last);
+		ret = kp_slat_wait(c, spin, &peer_last);
 		if (ret)
 			return ret;
 		now = ktime_get_ns();
 		if (client && peer_last != last) {
-			kp_err(cb, "slat: the server's answer %llu is%s marked last",
+			kp_err(c->t, "slat: the server's answer %llu is%s marked last",
 			       i, peer_last ? "" : " not");
 			return -EPROTO;
 		}
 		last = peer_last;
 		if (client && timed) {
-			kp_lat_sample(cb, i - warm, now - t0);
-			kp_run_tick(cb, i - warm + 1, now);
+			kp_lat_sample(c, i - warm, now - t0);
+			kp_run_tick(c, i - warm + 1, now);
 		}
 		/* the next message's receive, or the FIN's */
-		ret = last ? kp_rq_restore(cb) : kp_post_data_recv(cb, 1);
+		ret = last ? kp_rq_restore(c) : kp_post_data_recv(c, 1);
 		if (ret)
 			return ret;
 		if (!client) {
-			ret = kp_slat_send(cb, last, signal);
+			ret = kp_slat_send(c, last, signal);
 			if (ret)
 				return ret;
 		}
-		kp_loop_yield(cb);
+		kp_loop_yield(c);
 	}
-	return kp_sends_settle(cb) ?: kp_stats_pingpong(cb, i, warm);
+	return kp_sends_settle(c) ?: kp_stats_pingpong(c, i, warm);
 }
 
 /*
@@ -165,71 +164,69 @@ int kp_slat_run(struct kp_cb *cb)
  * message marked last; then queue control receives for the FIN exchange.
  * It times nothing: the client's result is the figure.  @wait: wait for a
  * completion (a connection alone), else only reap what is there.
- * Returns the completions reaped; lane_done once the stream is in.
+ * Returns the completions reaped; the stream is over once it is in.
  */
-static int kp_send_sink_step(struct kp_cb *cb, bool wait)
+static int kp_send_sink_step(struct kp_conn *c, bool wait)
 {
 	struct ib_wc wc[KP_SEND_BATCH];
 	u32 got = 0;
 	int n, i, ret;
 
-	n = wait ? kp_poll(cb, wc, ARRAY_SIZE(wc), KP_SPIN_ALWAYS) :
-		   kp_poll_now(cb, wc, ARRAY_SIZE(wc));
+	n = wait ? kp_poll(c, wc, ARRAY_SIZE(wc), KP_SPIN_ALWAYS) :
+		   kp_poll_now(c, wc, ARRAY_SIZE(wc));
 	if (n <= 0)
 		return n;
 	for (i = 0; i < n; i++) {
-		ret = kp_send_take(cb, &wc[i], &got, &cb->stream.stop);
+		ret = kp_send_take(c, &wc[i], &got, &c->stream.stop);
 		if (ret)
 			return ret;
 	}
-	cb->stream.done += got;
-	if (got && !cb->stream.stop) {
-		ret = kp_post_data_recv(cb, got);
+	c->stream.done += got;
+	if (got && !c->stream.stop) {
+		ret = kp_post_data_recv(c, got);
 		if (ret)
 			return ret;
 	}
-	if (cb->stream.stop) {
-		ret = kp_rq_restore(cb);
+	if (c->stream.stop) {
+		ret = kp_rq_restore(c);
 		if (ret)
 			return ret;
-		cb->lane_done = true;
+		c->stream.over = true;
 	}
 	return n;
 }
 
-static int kp_send_sink_now(struct kp_cb *cb)
+static int kp_send_sink_now(struct kp_conn *c)
 {
-	return kp_send_sink_step(cb, false);
+	return kp_send_sink_step(c, false);
 }
 
-/* bw,send's server of one connection or (qps=N) of all the lead's. */
-int kp_send_sink(struct kp_cb *lead)
+/* bw,send's server of the test's connection, or (qps=N) of all of them. */
+int kp_send_sink(struct kp_test *t)
 {
+	struct kp_conn *c0 = t->conns[0];
 	u64 total = 0;
 	u32 i;
 	int ret = 0;
 
-	for (i = 0; i < lead->nlanes; i++) {
-		memset(&lead->lanes[i]->stream, 0, sizeof(lead->stream));
-		lead->lanes[i]->lane_done = false;
-	}
-	if (lead->nlanes > 1)
-		ret = kp_lanes_drive(lead, 0, 1, kp_send_sink_now);
-	while (!ret && !lead->lane_done) {
-		ret = kp_send_sink_step(lead, true);
+	for (i = 0; i < t->nconns; i++)
+		kp_stream_reset(&t->conns[i]->stream);
+	if (t->nconns > 1)
+		ret = kp_lanes_drive(t, 0, 1, kp_send_sink_now);
+	while (!ret && !c0->stream.over) {
+		ret = kp_send_sink_step(c0, true);
 		ret = min(ret, 0);
 	}
 	if (ret)
 		return ret;
-	for (i = 0; i < lead->nlanes; i++)
-		total += lead->lanes[i]->stream.done;
-	if (lead->nlanes > 1)
-		kp_rec_result(lead, "bw_send served #bytes=%u #messages=%llu #qps=%u",
-			      lead->size, (unsigned long long)total,
-			      lead->nlanes);
+	for (i = 0; i < t->nconns; i++)
+		total += t->conns[i]->stream.done;
+	if (t->nconns > 1)
+		kp_rec_result(t, "bw_send served #bytes=%u #messages=%llu #qps=%u",
+			      t->size, (unsigned long long)total, t->nconns);
 	else
-		kp_rec_result(lead, "bw_send served #bytes=%u #messages=%llu",
-			      lead->size, (unsigned long long)total);
+		kp_rec_result(t, "bw_send served #bytes=%u #messages=%llu",
+			      t->size, (unsigned long long)total);
 	return 0;
 }
 
@@ -237,13 +234,13 @@ int kp_send_sink(struct kp_cb *lead)
  * bw,send's server, after its SKIP: take the client's skips in the data
  * receives left over, so none is posted on the buffer when it goes.
  */
-int kp_send_flush(struct kp_cb *cb)
+int kp_send_flush(struct kp_conn *c)
 {
 	struct ib_wc wc[KP_SEND_BATCH];
 	int n, i, ret;
 
-	while (cb->rq_data) {
-		n = kp_poll(cb, wc, ARRAY_SIZE(wc), KP_SPIN_ALWAYS);
+	while (c->rq_data) {
+		n = kp_poll(c, wc, ARRAY_SIZE(wc), KP_SPIN_ALWAYS);
 		if (n < 0)
 			return n;
 		for (i = 0; i < n; i++) {
@@ -251,14 +248,14 @@ int kp_send_flush(struct kp_cb *cb)
 				continue;
 			if (wc[i].wr_id == KP_WR_RECV) {
 				/* the client's FIN, after its skips */
-				ret = kp_recv_keep(cb, &wc[i]);
+				ret = kp_recv_keep(c, &wc[i]);
 				if (ret)
 					return ret;
 				continue;
 			}
 			if (wc[i].wr_id == KP_WR_SEND)
 				continue;
-			kp_err(cb, "completion %llu (%u bytes) among the skips",
+			kp_err(c->t, "completion %llu (%u bytes) among the skips",
 			       wc[i].wr_id, wc[i].byte_len);
 			return -EPROTO;
 		}

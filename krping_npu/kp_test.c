@@ -25,115 +25,90 @@
 #define KP_REMOTE_ALL	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
 			 IB_ACCESS_REMOTE_WRITE)
 
-static int kp_send_hello(struct kp_cb *cb, enum kp_msg_type type, int status,
+static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 			 u8 flags, u32 skip)
 {
-	struct kp_hello *h = kp_send_buf(cb);
+	struct kp_hello *h = kp_send_buf(c);
 
 	if (IS_ERR(h))
 		return PTR_ERR(h);
 	memset(h, 0, sizeof(*h));
-	if (cb->rdma.mr)
-		kp_set_info(&h->info, &cb->rdma, cb->size);
+	if (c->rdma.mr)
+		kp_set_info(&h->info, &c->rdma, c->t->size);
 	h->magic = cpu_to_be32(KP_HELLO_MAGIC);
 	h->version = KP_HELLO_VERSION;
 	h->type = type;
-	h->mode = cb->mode;
-	h->flags = flags | (cb->duplex ? KP_HELLO_DUPLEX : 0);
-	h->count = cpu_to_be32(cb->count);
+	h->mode = c->t->mode;
+	h->flags = flags | (c->t->duplex ? KP_HELLO_DUPLEX : 0);
+	h->count = cpu_to_be32(c->t->count);
 	h->status = cpu_to_be32(-status);
-	h->duration = cpu_to_be32(cb->duration_s);
+	h->duration = cpu_to_be32(c->t->duration_s);
 	h->skip = cpu_to_be32(skip);
-	return kp_post_send_msg(cb, sizeof(*h), 0);
+	return kp_post_send_msg(c, sizeof(*h), 0);
 }
 
 /* Receive a hello of @type (or check the one already received). */
-static int kp_check_hello(struct kp_cb *cb, enum kp_msg_type type,
+static int kp_check_hello(struct kp_conn *c, enum kp_msg_type type,
 			  bool received)
 {
-	const struct kp_hello *h = cb->recv_msg;
+	const struct kp_hello *h = c->recv_msg;
 	int ret;
 
 	if (!received) {
-		ret = kp_wait_for(cb, KP_WR_RECV, 0);
+		ret = kp_wait_for(c, KP_WR_RECV, 0);
 		if (ret)
 			return ret;
 	}
-	if (cb->recv_len != sizeof(*h) ||
+	if (c->recv_len != sizeof(*h) ||
 	    be32_to_cpu(h->magic) != KP_HELLO_MAGIC ||
 	    h->version != KP_HELLO_VERSION || h->type != type) {
-		kp_err(cb, "bad control message: %u bytes, type %u (want %u)",
-		       cb->recv_len, cb->recv_len == sizeof(*h) ? h->type : 0,
+		kp_err(c->t, "bad control message: %u bytes, type %u (want %u)",
+		       c->recv_len, c->recv_len == sizeof(*h) ? h->type : 0,
 		       type);
 		return -EPROTO;
 	}
 	return 0;
 }
 
-/* The loop of this side: NULL when it only serves the peer's one-sided ops. */
-static int (*kp_test_loop(struct kp_cb *cb))(struct kp_cb *)
-{
-	bool client = cb->opts.role == KP_ROLE_CLIENT;
-
-	switch (cb->mode) {
-	case KP_MODE_RLAT:
-		return client ? kp_rlat_run : NULL;
-	case KP_MODE_WLAT:
-		return kp_wlat_run;
-	case KP_MODE_BW:
-		return client || cb->duplex ? kp_bw_run : NULL;
-	case KP_MODE_BW_READ:
-		return client ? kp_bw_run : NULL;
-	case KP_MODE_FR:
-		return client ? kp_fr_run : NULL;
-	case KP_MODE_SLAT:
-		return kp_slat_run;
-	case KP_MODE_BW_SEND:
-		return client ? kp_bw_run : kp_send_sink;
-	default:
-		return NULL;
-	}
-}
-
 /* The data buffer and the timestamps of a test mode (fr included). */
-int kp_test_alloc(struct kp_cb *cb)
+static int kp_test_alloc(struct kp_conn *c)
 {
 	int ret;
 
-	ret = kp_buf_alloc(cb, &cb->rdma, cb->size);
+	ret = kp_buf_alloc(c, &c->rdma, c->t->size);
 	if (ret)
 		return ret;
-	return kp_stats_alloc(cb);
+	return kp_stats_alloc(c);
 }
 
 /* ... and their end, after a size (kp_free_verbs() does it on errors). */
-void kp_test_release(struct kp_cb *cb)
+void kp_test_release(struct kp_conn *c)
 {
-	kp_stats_free(cb);
-	kp_buf_free(cb, &cb->rdma);
+	kp_stats_free(c);
+	kp_buf_free(c, &c->rdma);
 }
 
 /*
  * ... registered for the peer's READs and WRITEs, once per size.  fr
  * registers its buffer in its own loop, and its server has none.
  */
-static int kp_test_prepare(struct kp_cb *cb)
+static int kp_test_prepare(struct kp_conn *c)
 {
-	if (cb->mode == KP_MODE_FR)
-		return cb->opts.role == KP_ROLE_CLIENT ? kp_test_alloc(cb) : 0;
-	return kp_test_alloc(cb) ?:
-	       kp_post_reg(cb, &cb->rdma, KP_REMOTE_ALL, true) ?:
-	       kp_wait_for(cb, KP_WR_REG, 0);
+	if (c->t->mode == KP_MODE_FR)
+		return c->t->opts.role == KP_ROLE_CLIENT ? kp_test_alloc(c) : 0;
+	return kp_test_alloc(c) ?:
+	       kp_post_reg(c, &c->rdma, KP_REMOTE_ALL, true) ?:
+	       kp_wait_for(c, KP_WR_REG, 0);
 }
 
 /* The skips a peer's message asks for: at most @max. */
-static int kp_test_skips(struct kp_cb *cb, u32 max)
+static int kp_test_skips(struct kp_conn *c, u32 max)
 {
-	const struct kp_hello *h = cb->recv_msg;
+	const struct kp_hello *h = c->recv_msg;
 	u32 skip = be32_to_cpu(h->skip);
 
 	if (skip > max) {
-		kp_err(cb, "peer asks for %u skips, at most %u make sense",
+		kp_err(c->t, "peer asks for %u skips, at most %u make sense",
 		       skip, max);
 		return -EPROTO;
 	}
@@ -144,14 +119,14 @@ static int kp_test_skips(struct kp_cb *cb, u32 max)
  * A size ends: no data receive may still be posted on the buffer that
  * kp_test_release() frees.
  */
-static int kp_test_end(struct kp_cb *cb)
+static int kp_test_end(struct kp_conn *c)
 {
-	if (cb->rq_data || cb->rq_hold) {
-		kp_err(cb, "%u data receives still posted at the end of a size",
-		       cb->rq_data);
+	if (c->rq_data || c->rq_hold) {
+		kp_err(c->t, "%u data receives still posted at the end of a size",
+		       c->rq_data);
 		return -EPROTO;
 	}
-	kp_test_release(cb);
+	kp_test_release(c);
 	return 0;
 }
 
@@ -161,190 +136,236 @@ static int kp_test_end(struct kp_cb *cb)
  * sees no sign of progress meanwhile): the timeout plus the duration, or
  * plus 1 ms per message and per 64 KiB moved, of every connection.
  */
-static u32 kp_test_fin_ms(struct kp_cb *cb)
+static u32 kp_test_fin_ms(struct kp_test *t)
 {
-	u64 msgs = (u64)cb->count * cb->lead->nlanes;
+	u64 msgs = (u64)t->count * t->nconns;
 
-	return (u32)min_t(u64, cb->opts.timeout_ms +
-			  cb->duration_s * MSEC_PER_SEC + msgs +
-			  (msgs * cb->size >> 16), U32_MAX / 2);
+	return (u32)min_t(u64, t->opts.timeout_ms +
+			  t->duration_s * MSEC_PER_SEC + msgs +
+			  (msgs * t->size >> 16), U32_MAX / 2);
 }
 
 /* A connection's part of a size, from HELLO to the HELLO_ACK. */
-static int kp_test_client_open(struct kp_cb *cb)
+static int kp_test_client_open(struct kp_conn *c)
 {
-	const struct kp_hello *h = cb->recv_msg;
+	const struct kp_hello *h = c->recv_msg;
 	u32 skip = 0;
 	int ret;
 
-	ret = kp_test_prepare(cb);
+	ret = kp_test_prepare(c);
 	if (ret)
 		return ret;
-	if (cb->mode == KP_MODE_SLAT) {
+	if (c->t->mode == KP_MODE_SLAT) {
 		/* the server's answers: behind what the ACK leaves */
-		ret = kp_rq_hold(cb, 1);
+		ret = kp_rq_hold(c, 1);
 		if (ret)
 			return ret;
-		skip = cb->rq_ctrl - 1;
+		skip = c->rq_ctrl - 1;
 	}
-	ret = kp_send_hello(cb, KP_MSG_HELLO, 0, 0, skip);
+	ret = kp_send_hello(c, KP_MSG_HELLO, 0, 0, skip);
 	if (ret)
 		return ret;
-	ret = kp_check_hello(cb, KP_MSG_HELLO_ACK, false);
+	ret = kp_check_hello(c, KP_MSG_HELLO_ACK, false);
 	if (ret)
 		return ret;
 	if (h->status) {
-		kp_err(cb, "server refused the test: error %d",
+		kp_err(c->t, "server refused the test: error %d",
 		       -(int)be32_to_cpu(h->status));
 		return -(int)be32_to_cpu(h->status);
 	}
-	kp_get_info(cb, &h->info);
-	if (kp_mode_send(cb->mode)) {
-		ret = kp_test_skips(cb, KP_RQ_DEPTH);
+	kp_get_info(c, &h->info);
+	if (kp_mode_send(c->t->mode)) {
+		ret = kp_test_skips(c, KP_RQ_DEPTH);
 		if (ret < 0)
 			return ret;
-		cb->skip_out = ret;
-		if (cb->rq_hold && cb->rq_ctrl != skip) {
-			kp_err(cb, "%u control receives ahead of the data, %u announced",
-			       cb->rq_ctrl, skip);
+		c->skip_out = ret;
+		if (c->rq_hold && c->rq_ctrl != skip) {
+			kp_err(c->t, "%u control receives ahead of the data, %u announced",
+			       c->rq_ctrl, skip);
 			return -EPROTO;
 		}
-		cb->skip_in = skip;
+		c->skip_in = skip;
 	}
 	return 0;
 }
 
 /* ... and from the stream's end to the server's FIN. */
-static int kp_test_client_close(struct kp_cb *cb, bool more)
+static int kp_test_client_close(struct kp_conn *c, bool more)
 {
 	int ret;
 
-	if (cb->mode == KP_MODE_BW_SEND) {
+	if (c->t->mode == KP_MODE_BW_SEND) {
 		/* the server's data receives left over take skips too */
-		ret = kp_check_hello(cb, KP_MSG_SKIP, false);
+		ret = kp_check_hello(c, KP_MSG_SKIP, false);
 		if (ret)
 			return ret;
-		ret = kp_test_skips(cb, KP_DATA_RQ);
+		ret = kp_test_skips(c, KP_DATA_RQ);
 		if (ret < 0)
 			return ret;
-		ret = kp_post_skips(cb, ret);
+		ret = kp_post_skips(c, ret);
 		if (ret)
 			return ret;
 	}
-	ret = kp_send_hello(cb, KP_MSG_FIN, 0, more ? KP_HELLO_MORE : 0, 0);
+	ret = kp_send_hello(c, KP_MSG_FIN, 0, more ? KP_HELLO_MORE : 0, 0);
 	if (ret)
 		return ret;
 	/* duplex: the server's streams may run on after ours */
-	if (cb->duplex)
-		cb->wait_ms = kp_test_fin_ms(cb);
-	ret = kp_check_hello(cb, KP_MSG_FIN, false);
-	cb->wait_ms = cb->opts.timeout_ms;
+	if (c->t->duplex)
+		c->wait_ms = kp_test_fin_ms(c->t);
+	ret = kp_check_hello(c, KP_MSG_FIN, false);
+	c->wait_ms = c->t->opts.timeout_ms;
 	if (ret)
 		return ret;
-	return kp_test_end(cb);
+	return kp_test_end(c);
+}
+
+/* The server of a one-sided test only serves: its record says what. */
+static int kp_test_served(struct kp_test *t)
+{
+	char qps[sizeof(" #qps=4294967295")] = "";
+
+	if (t->nconns > 1)
+		snprintf(qps, sizeof(qps), " #qps=%u", t->nconns);
+	if (t->duration_s)
+		kp_rec_result(t, "%s served #bytes=%u duration[s]=%u%s",
+			      kp_mode_name(t->mode), t->size, t->duration_s,
+			      qps);
+	else
+		kp_rec_result(t, "%s served #bytes=%u #iterations=%u%s",
+			      kp_mode_name(t->mode), t->size, t->count, qps);
+	return 0;
 }
 
 /*
- * The stream of a test of several connections, or of one on cpus=,
- * runs in kp_lanes.c; any other test's loop in this thread.
+ * This side's loop of a size: a latency or fr loop on the test's one
+ * connection, the bw streams of all of them (kp_lanes.c), bw,send's
+ * sink, or, for the server of a one-sided test, nothing to run.
  */
-static int kp_test_run(struct kp_cb *lead, int (*loop)(struct kp_cb *))
+static int kp_test_run(struct kp_test *t)
 {
-	if ((lead->nlanes > 1 || lead->opts.ncpus) && loop == kp_bw_run)
-		return kp_lanes_bw(lead);
-	return loop(lead);
+	bool client = t->opts.role == KP_ROLE_CLIENT;
+	struct kp_conn *c0 = t->conns[0];
+
+	switch (t->mode) {
+	case KP_MODE_RLAT:
+		return client ? kp_rlat_run(c0) : kp_test_served(t);
+	case KP_MODE_WLAT:
+		return kp_wlat_run(c0);
+	case KP_MODE_SLAT:
+		return kp_slat_run(c0);
+	case KP_MODE_FR:
+		return client ? kp_fr_run(c0) : kp_test_served(t);
+	case KP_MODE_BW:
+		return client || t->duplex ? kp_lanes_bw(t) : kp_test_served(t);
+	case KP_MODE_BW_READ:
+		return client ? kp_lanes_bw(t) : kp_test_served(t);
+	case KP_MODE_BW_SEND:
+		return client ? kp_lanes_bw(t) : kp_send_sink(t);
+	default:
+		return kp_test_served(t);
+	}
 }
 
 /* One size of the client's sweep, on each connection. */
-static int kp_test_client_size(struct kp_cb *lead, bool more)
+static int kp_test_client_size(struct kp_test *t, bool more)
 {
 	u32 i;
 	int ret;
 
-	for (i = 0; i < lead->nlanes; i++) {
-		struct kp_cb *l = lead->lanes[i];
-
-		l->mode = lead->mode;
-		l->count = lead->count;
-		l->duration_s = lead->duration_s;
-		l->size = lead->size;
-		l->duplex = lead->duplex;
-		ret = kp_test_client_open(l);
+	for (i = 0; i < t->nconns; i++) {
+		ret = kp_test_client_open(t->conns[i]);
 		if (ret)
 			return ret;
 	}
-	ret = kp_test_run(lead, kp_test_loop(lead));
+	ret = kp_test_run(t);
 	if (ret)
 		return ret;
-	for (i = 0; i < lead->nlanes; i++) {
-		ret = kp_test_client_close(lead->lanes[i], more);
+	for (i = 0; i < t->nconns; i++) {
+		ret = kp_test_client_close(t->conns[i], more);
 		if (ret)
 			return ret;
 	}
+	kp_lat_free(t);
 	return 0;
 }
 
-int kp_test_client(struct kp_cb *cb)
+int kp_test_client(struct kp_test *t)
 {
 	u32 k;
 	int ret;
 
-	cb->mode = cb->opts.mode;
-	cb->count = cb->opts.duration_s ? 0 : cb->opts.count;
-	cb->duration_s = cb->opts.duration_s;
-	cb->size = cb->opts.size;
-	cb->duplex = cb->opts.duplex;
+	t->mode = t->opts.mode;
+	t->count = t->opts.duration_s ? 0 : t->opts.count;
+	t->duration_s = t->opts.duration_s;
+	t->size = t->opts.size;
+	t->duplex = t->opts.duplex;
 
-	for (k = 0; k < cb->opts.nsizes; k++) {
-		cb->size = cb->opts.sizes[k];
-		ret = kp_test_client_size(cb, k + 1 < cb->opts.nsizes);
+	for (k = 0; k < t->opts.nsizes; k++) {
+		t->size = t->opts.sizes[k];
+		ret = kp_test_client_size(t, k + 1 < t->opts.nsizes);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-/* Is the client's hello (cb->recv_msg) one this server can serve? */
-static int kp_test_check(struct kp_cb *cb)
+/*
+ * Is the client's hello on @c (c->recv_msg) one this server can serve?
+ * Connection 0's sets the test's parameters of the size; every other
+ * connection's must ask for the same.
+ */
+static int kp_test_check(struct kp_conn *c)
 {
-	const struct kp_hello *h = cb->recv_msg;
+	struct kp_test *t = c->t;
+	const struct kp_hello *h = c->recv_msg;
+	enum kp_mode mode = h->mode;
+	u32 count = be32_to_cpu(h->count);
+	u32 duration_s = be32_to_cpu(h->duration);
+	u32 size = be32_to_cpu(h->info.size);
+	bool duplex = h->flags & KP_HELLO_DUPLEX;
 	int ret;
 
-	cb->mode = h->mode;
-	cb->count = be32_to_cpu(h->count);
-	cb->duration_s = be32_to_cpu(h->duration);
-	cb->size = be32_to_cpu(h->info.size);
-	cb->duplex = h->flags & KP_HELLO_DUPLEX;
-	kp_get_info(cb, &h->info);
-	cb->rec->mode = cb->mode;
-
-	if (cb->mode != KP_MODE_RLAT && cb->mode != KP_MODE_WLAT &&
-	    cb->mode != KP_MODE_SLAT && !kp_mode_bw(cb->mode) &&
-	    cb->mode != KP_MODE_FR) {
-		kp_err(cb, "client asks for unknown mode %u", cb->mode);
+	kp_get_info(c, &h->info);
+	if (!c->idx) {
+		t->mode = mode;
+		t->count = count;
+		t->duration_s = duration_s;
+		t->size = size;
+		t->duplex = duplex;
+		t->rec->mode = mode;
+	}
+	if (mode != KP_MODE_RLAT && mode != KP_MODE_WLAT &&
+	    mode != KP_MODE_SLAT && !kp_mode_bw(mode) && mode != KP_MODE_FR) {
+		kp_err(t, "client asks for unknown mode %u", mode);
 		return -EPROTO;
 	}
-	if (cb->opts.mode != KP_MODE_PING && cb->opts.mode != cb->mode) {
-		kp_err(cb, "server runs %s, client runs %s",
-		       kp_mode_name(cb->opts.mode), kp_mode_name(cb->mode));
+	if (t->opts.mode != KP_MODE_PING && t->opts.mode != mode) {
+		kp_err(t, "server runs %s, client runs %s",
+		       kp_mode_name(t->opts.mode), kp_mode_name(mode));
 		return -EPROTO;
 	}
-	if (cb->count > KP_MAX_COUNT || !cb->size || cb->size > KP_MAX_SIZE ||
-	    !cb->count == !cb->duration_s ||
-	    cb->duration_s > KP_MAX_DURATION) {
-		kp_err(cb, "client asks for count %u duration %u size %u",
-		       cb->count, cb->duration_s, cb->size);
+	if (count > KP_MAX_COUNT || !size || size > KP_MAX_SIZE ||
+	    !count == !duration_s || duration_s > KP_MAX_DURATION) {
+		kp_err(t, "client asks for count %u duration %u size %u",
+		       count, duration_s, size);
 		return -EINVAL;
 	}
-	if (cb->duplex && cb->mode != KP_MODE_BW) {
-		kp_err(cb, "client asks for a duplex %s", kp_mode_name(cb->mode));
+	if (duplex && mode != KP_MODE_BW) {
+		kp_err(t, "client asks for a duplex %s", kp_mode_name(mode));
 		return -EINVAL;
+	}
+	if (c->idx && (mode != t->mode || count != t->count ||
+		       duration_s != t->duration_s || size != t->size ||
+		       duplex != t->duplex)) {
+		kp_err(t, "connection %u asks for another test than connection 0",
+		       c->idx);
+		return -EPROTO;
 	}
 	/* slat: the client's control receives ahead of its data receive */
-	ret = kp_test_skips(cb, cb->mode == KP_MODE_SLAT ? KP_RQ_DEPTH : 0);
+	ret = kp_test_skips(c, mode == KP_MODE_SLAT ? KP_RQ_DEPTH : 0);
 	if (ret < 0)
 		return ret;
-	cb->skip_out = ret;
+	c->skip_out = ret;
 	return 0;
 }
 
@@ -352,133 +373,107 @@ static int kp_test_check(struct kp_cb *cb)
  * slat, bw_send: this side's data receives behind its control receives,
  * before the ACK lets the client send; the ACK asks for the skips.
  */
-static int kp_test_recvs(struct kp_cb *cb)
+static int kp_test_recvs(struct kp_conn *c)
 {
 	int ret;
 
-	if (!kp_mode_send(cb->mode))
+	if (!kp_mode_send(c->t->mode))
 		return 0;
-	ret = kp_rq_hold(cb, cb->mode == KP_MODE_SLAT ? 1 : cb->rq_data_max);
+	ret = kp_rq_hold(c, c->t->mode == KP_MODE_SLAT ? 1 : c->rq_data_max);
 	if (ret)
 		return ret;
-	cb->skip_in = cb->rq_ctrl;
+	c->skip_in = c->rq_ctrl;
 	return 0;
 }
 
 /*
- * A connection's hello of a size (lane 0's has arrived), checked against
- * lane 0's, and our HELLO_ACK.
+ * A connection's hello of a size (connection 0's has arrived), checked
+ * against connection 0's, and our HELLO_ACK.
  */
-static int kp_test_server_open(struct kp_cb *cb)
+static int kp_test_server_open(struct kp_conn *c)
 {
-	struct kp_cb *lead = cb->lead;
 	int ret, refuse;
 
-	if (cb != lead) {
-		ret = kp_wait_for(cb, KP_WR_RECV, 0);
+	if (c->idx) {
+		ret = kp_wait_for(c, KP_WR_RECV, 0);
 		if (ret)
 			return ret;
 	}
-	ret = kp_check_hello(cb, KP_MSG_HELLO, true);
+	ret = kp_check_hello(c, KP_MSG_HELLO, true);
 	if (ret)
 		return ret;
-	refuse = kp_test_check(cb);
-	if (!refuse && cb != lead &&
-	    (cb->mode != lead->mode || cb->count != lead->count ||
-	     cb->duration_s != lead->duration_s || cb->size != lead->size ||
-	     cb->duplex != lead->duplex)) {
-		kp_err(cb, "connection %u asks for another test than connection 0",
-		       cb->lane);
-		refuse = -EPROTO;
-	}
-	refuse = refuse ?: kp_test_prepare(cb) ?: kp_test_recvs(cb);
+	refuse = kp_test_check(c) ?: kp_test_prepare(c) ?: kp_test_recvs(c);
 	if (refuse) {
-		kp_send_hello(cb, KP_MSG_HELLO_ACK, refuse, 0, 0);
+		kp_send_hello(c, KP_MSG_HELLO_ACK, refuse, 0, 0);
 		return refuse;
 	}
-	return kp_send_hello(cb, KP_MSG_HELLO_ACK, 0, 0, cb->skip_in);
+	return kp_send_hello(c, KP_MSG_HELLO_ACK, 0, 0, c->skip_in);
 }
 
 /* After the stream: bw_send's skips, the client's FIN and ours. */
-static int kp_test_server_close(struct kp_cb *cb)
+static int kp_test_server_close(struct kp_conn *c)
 {
-	struct kp_cb *lead = cb->lead;
-	const struct kp_hello *h = cb->recv_msg;
+	struct kp_test *t = c->t;
+	const struct kp_hello *h = c->recv_msg;
 	int ret;
 
-	if (cb->mode == KP_MODE_BW_SEND) {
-		ret = kp_send_hello(cb, KP_MSG_SKIP, 0, 0, cb->rq_data) ?:
-		      kp_send_flush(cb);
+	if (t->mode == KP_MODE_BW_SEND) {
+		ret = kp_send_hello(c, KP_MSG_SKIP, 0, 0, c->rq_data) ?:
+		      kp_send_flush(c);
 		if (ret)
 			return ret;
 	}
-	cb->wait_ms = kp_test_fin_ms(cb);
-	ret = kp_check_hello(cb, KP_MSG_FIN, false);
-	cb->wait_ms = cb->opts.timeout_ms;
+	c->wait_ms = kp_test_fin_ms(t);
+	ret = kp_check_hello(c, KP_MSG_FIN, false);
+	c->wait_ms = t->opts.timeout_ms;
 	if (ret)
 		return ret;
-	if (cb == lead) {
-		cb->more = h->flags & KP_HELLO_MORE;
-	} else if (!!(h->flags & KP_HELLO_MORE) != lead->more) {
-		kp_err(cb, "connection %u's FIN disagrees with connection 0's on another size",
-		       cb->lane);
+	if (!c->idx) {
+		t->more = h->flags & KP_HELLO_MORE;
+	} else if (!!(h->flags & KP_HELLO_MORE) != t->more) {
+		kp_err(t, "connection %u's FIN disagrees with connection 0's on another size",
+		       c->idx);
 		return -EPROTO;
 	}
-	ret = kp_send_hello(cb, KP_MSG_FIN, 0, 0, 0);
+	ret = kp_send_hello(c, KP_MSG_FIN, 0, 0, 0);
 	if (ret)
 		return ret;
-	return kp_test_end(cb);
+	return kp_test_end(c);
 }
 
-/* Serve one size on each connection: the lead's hello has arrived. */
-static int kp_test_server_size(struct kp_cb *lead)
+/* Serve one size on each connection: connection 0's hello has arrived. */
+static int kp_test_server_size(struct kp_test *t)
 {
-	int (*loop)(struct kp_cb *cb);
 	u32 i;
 	int ret;
 
-	for (i = 0; i < lead->nlanes; i++) {
-		ret = kp_test_server_open(lead->lanes[i]);
+	for (i = 0; i < t->nconns; i++) {
+		ret = kp_test_server_open(t->conns[i]);
 		if (ret)
 			return ret;
 	}
-	loop = kp_test_loop(lead);
-	if (loop) {
-		ret = kp_test_run(lead, loop);
-		if (ret)
-			return ret;
-	} else {
-		char qps[sizeof(" #qps=4294967295")] = "";
-
-		if (lead->nlanes > 1)
-			snprintf(qps, sizeof(qps), " #qps=%u", lead->nlanes);
-		if (lead->duration_s)
-			kp_rec_result(lead, "%s served #bytes=%u duration[s]=%u%s",
-				      kp_mode_name(lead->mode), lead->size,
-				      lead->duration_s, qps);
-		else
-			kp_rec_result(lead, "%s served #bytes=%u #iterations=%u%s",
-				      kp_mode_name(lead->mode), lead->size,
-				      lead->count, qps);
-	}
-	for (i = 0; i < lead->nlanes; i++) {
-		ret = kp_test_server_close(lead->lanes[i]);
+	ret = kp_test_run(t);
+	if (ret)
+		return ret;
+	for (i = 0; i < t->nconns; i++) {
+		ret = kp_test_server_close(t->conns[i]);
 		if (ret)
 			return ret;
 	}
+	kp_lat_free(t);
 	return 0;
 }
 
-/* The client's first hello arrived (cb->recv_msg); serve each size. */
-int kp_test_server(struct kp_cb *cb)
+/* The client's first hello arrived on connection 0; serve each size. */
+int kp_test_server(struct kp_test *t)
 {
 	int ret;
 
 	for (;;) {
-		ret = kp_test_server_size(cb);
-		if (ret || !cb->more)
+		ret = kp_test_server_size(t);
+		if (ret || !t->more)
 			return ret;
-		ret = kp_wait_for(cb, KP_WR_RECV, 0);
+		ret = kp_wait_for(t->conns[0], KP_WR_RECV, 0);
 		if (ret)
 			return ret;
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kp_verbs.c - verbs resources of one test: PD, CQ, QP, control messages,
+ * kp_verbs.c - verbs resources of one connection: PD, CQ, QP, control messages,
  * data buffers with their fast-reg MRs, posting and reaping.
  *
  * Only ib_dma_* touches DMA: rxe and siw are virt-DMA devices with no
@@ -18,39 +18,39 @@
 
 static void kp_cq_handler(struct ib_cq *cq, void *ctx)
 {
-	struct kp_cb *cb = ctx;
+	struct kp_conn *c = ctx;
 
-	WRITE_ONCE(cb->cq_event, true);
-	wake_up(&cb->wq);
+	WRITE_ONCE(c->cq_event, true);
+	wake_up(&c->t->wq);
 }
 
 static void kp_cq_event(struct ib_event *ev, void *ctx)
 {
-	struct kp_cb *cb = ctx;
+	struct kp_conn *c = ctx;
 
-	pr_err(KP_NAME " %u: CQ event %s\n", cb->rec->id,
+	pr_err(KP_NAME " %u: CQ event %s\n", c->t->rec->id,
 	       ib_event_msg(ev->event));
 }
 
 static void kp_qp_event(struct ib_event *ev, void *ctx)
 {
-	struct kp_cb *cb = ctx;
+	struct kp_conn *c = ctx;
 
 	/*
 	 * Data before the CM's RTU (it was lost or is late): tell the CM,
 	 * so the connection is established without waiting for its retry.
 	 */
 	if (ev->event == IB_EVENT_COMM_EST) {
-		rdma_notify(cb->child_id ?: cb->cm_id, IB_EVENT_COMM_EST);
+		rdma_notify(c->child_id ?: c->cm_id, IB_EVENT_COMM_EST);
 		return;
 	}
-	pr_err(KP_NAME " %u: QP event %s\n", cb->rec->id,
+	pr_err(KP_NAME " %u: QP event %s\n", c->t->rec->id,
 	       ib_event_msg(ev->event));
 }
 
-static int kp_ctrl_alloc(struct kp_cb *cb, void **msg, u64 *dma)
+static int kp_ctrl_alloc(struct kp_conn *c, void **msg, u64 *dma)
 {
-	struct ib_device *dev = kp_dev(cb);
+	struct ib_device *dev = kp_dev(c);
 
 	*msg = kzalloc(KP_CTRL_SIZE, GFP_KERNEL);
 	if (!*msg)
@@ -64,16 +64,16 @@ static int kp_ctrl_alloc(struct kp_cb *cb, void **msg, u64 *dma)
 	return 0;
 }
 
-static void kp_ctrl_free(struct kp_cb *cb, void **msg, u64 dma)
+static void kp_ctrl_free(struct kp_conn *c, void **msg, u64 dma)
 {
 	if (!*msg)
 		return;
-	ib_dma_unmap_single(kp_dev(cb), dma, KP_CTRL_SIZE, DMA_BIDIRECTIONAL);
+	ib_dma_unmap_single(kp_dev(c), dma, KP_CTRL_SIZE, DMA_BIDIRECTIONAL);
 	kfree(*msg);
 	*msg = NULL;
 }
 
-int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
+int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 {
 	struct ib_device *dev = id->device;
 	struct ib_cq_init_attr cq_attr = {};
@@ -81,48 +81,48 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
 	u32 rq_depth;
 	int ret, i;
 
-	kp_rec_set_dev(cb, dev);
-	if (cb->opts.read_inv && !rdma_cap_read_inv(dev, id->port_num)) {
-		kp_err(cb, "read_inv: %s has no RDMA READ with invalidate (iWARP only)",
+	kp_rec_set_dev(c->t, dev);
+	if (c->t->opts.read_inv && !rdma_cap_read_inv(dev, id->port_num)) {
+		kp_err(c->t, "read_inv: %s has no RDMA READ with invalidate (iWARP only)",
 		       dev_name(&dev->dev));
 		return -EOPNOTSUPP;
 	}
-	cb->rd_atom = min3(dev->attrs.max_qp_rd_atom,
+	c->rd_atom = min3(dev->attrs.max_qp_rd_atom,
 			   dev->attrs.max_qp_init_rd_atom, KP_MAX_RD_ATOM);
-	cb->sq_depth = min_t(u32, cb->opts.txdepth + KP_SQ_EXTRA,
+	c->sq_depth = min_t(u32, c->t->opts.txdepth + KP_SQ_EXTRA,
 			     dev->attrs.max_qp_wr);
 	/* room for data receives (slat, bw,send) behind the control ones */
 	rq_depth = min_t(u32, KP_RQ_DEPTH + KP_DATA_RQ, dev->attrs.max_qp_wr);
 	if (rq_depth <= KP_RQ_DEPTH) {
-		kp_err(cb, "%s takes %d work requests a queue, we need more than %u",
+		kp_err(c->t, "%s takes %d work requests a queue, we need more than %u",
 		       dev_name(&dev->dev), dev->attrs.max_qp_wr, KP_RQ_DEPTH);
 		return -EOPNOTSUPP;
 	}
-	cb->rq_data_max = rq_depth - KP_RQ_DEPTH;
-	cb->cq_depth = min_t(u32, cb->sq_depth + rq_depth, dev->attrs.max_cqe);
+	c->rq_data_max = rq_depth - KP_RQ_DEPTH;
+	c->cq_depth = min_t(u32, c->sq_depth + rq_depth, dev->attrs.max_cqe);
 
-	cb->pd = ib_alloc_pd(dev, 0);
-	if (IS_ERR(cb->pd)) {
-		ret = PTR_ERR(cb->pd);
-		cb->pd = NULL;
-		kp_err(cb, "ib_alloc_pd: %d", ret);
+	c->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(c->pd)) {
+		ret = PTR_ERR(c->pd);
+		c->pd = NULL;
+		kp_err(c->t, "ib_alloc_pd: %d", ret);
 		return ret;
 	}
 
-	cq_attr.cqe = cb->cq_depth;
-	cb->cq = ib_create_cq(dev, kp_cq_handler, kp_cq_event, cb, &cq_attr);
-	if (IS_ERR(cb->cq)) {
-		ret = PTR_ERR(cb->cq);
-		cb->cq = NULL;
-		kp_err(cb, "ib_create_cq(%u): %d", cb->cq_depth, ret);
+	cq_attr.cqe = c->cq_depth;
+	c->cq = ib_create_cq(dev, kp_cq_handler, kp_cq_event, c, &cq_attr);
+	if (IS_ERR(c->cq)) {
+		ret = PTR_ERR(c->cq);
+		c->cq = NULL;
+		kp_err(c->t, "ib_create_cq(%u): %d", c->cq_depth, ret);
 		return ret;
 	}
 
 	qp_attr.event_handler = kp_qp_event;
-	qp_attr.qp_context = cb;
-	qp_attr.send_cq = cb->cq;
-	qp_attr.recv_cq = cb->cq;
-	qp_attr.cap.max_send_wr = cb->sq_depth;
+	qp_attr.qp_context = c;
+	qp_attr.send_cq = c->cq;
+	qp_attr.recv_cq = c->cq;
+	qp_attr.cap.max_send_wr = c->sq_depth;
 	qp_attr.cap.max_recv_wr = rq_depth;
 	qp_attr.cap.max_send_sge = 1;
 	qp_attr.cap.max_recv_sge = 1;
@@ -130,29 +130,29 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
 	qp_attr.qp_type = IB_QPT_RC;
 	/* ask for inline writes; a device without them gets a second try */
 	qp_attr.cap.max_inline_data = KP_MAX_INLINE;
-	ret = rdma_create_qp(id, cb->pd, &qp_attr);
+	ret = rdma_create_qp(id, c->pd, &qp_attr);
 	if (ret) {
 		qp_attr.cap.max_inline_data = 0;
-		ret = rdma_create_qp(id, cb->pd, &qp_attr);
+		ret = rdma_create_qp(id, c->pd, &qp_attr);
 	}
 	if (ret) {
-		kp_err(cb, "rdma_create_qp(sq %u): %d", cb->sq_depth, ret);
+		kp_err(c->t, "rdma_create_qp(sq %u): %d", c->sq_depth, ret);
 		return ret;
 	}
-	mutex_lock(&cb->npu_lock);
-	cb->qp = id->qp;
-	mutex_unlock(&cb->npu_lock);
+	mutex_lock(&c->npu_lock);
+	c->qp = id->qp;
+	mutex_unlock(&c->npu_lock);
 	atomic_inc(&kp_live.qps);
-	cb->max_inline = qp_attr.cap.max_inline_data;
+	c->max_inline = qp_attr.cap.max_inline_data;
 
-	ret = kp_ctrl_alloc(cb, &cb->recv_msg, &cb->recv_dma);
+	ret = kp_ctrl_alloc(c, &c->recv_msg, &c->recv_dma);
 	if (ret)
 		return ret;
-	ret = kp_ctrl_alloc(cb, &cb->send_msg, &cb->send_dma);
+	ret = kp_ctrl_alloc(c, &c->send_msg, &c->send_dma);
 	if (ret)
 		return ret;
 	for (i = 0; i < KP_RQ_DEPTH; i++) {
-		ret = kp_post_recv(cb);
+		ret = kp_post_recv(c);
 		if (ret)
 			return ret;
 	}
@@ -165,7 +165,7 @@ int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id)
  * can complete on the CQ, and QP, buffers and CQ may go.  Bounded, and
  * deaf to signals: teardown must run to its end.
  */
-static void kp_drain(struct kp_cb *cb)
+static void kp_drain(struct kp_conn *c)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	/* an RDMA WRITE is read as struct ib_rdma_wr: give it one */
@@ -184,16 +184,16 @@ static void kp_drain(struct kp_cb *cb)
 	struct ib_wc wc[8];
 	int n, i;
 
-	if (ib_modify_qp(cb->qp, &attr, IB_QP_STATE))
-		kp_err(cb, "drain: the QP does not enter the error state");
-	sq = !ib_post_send(cb->qp, &swr.wr, &sbad);
-	rq = !ib_post_recv(cb->qp, &rwr, &rbad);
+	if (ib_modify_qp(c->qp, &attr, IB_QP_STATE))
+		kp_err(c->t, "drain: the QP does not enter the error state");
+	sq = !ib_post_send(c->qp, &swr.wr, &sbad);
+	rq = !ib_post_recv(c->qp, &rwr, &rbad);
 	while (sq || rq) {
 		local_bh_disable();
-		n = ib_poll_cq(cb->cq, ARRAY_SIZE(wc), wc);
+		n = ib_poll_cq(c->cq, ARRAY_SIZE(wc), wc);
 		local_bh_enable();
 		if (n > 0)
-			n = kp_npu_fence_take(cb, wc, n);
+			n = kp_npu_fence_take(c, wc, n);
 		for (i = 0; i < n; i++) {
 			if (wc[i].wr_id == KP_WR_DRAIN_SQ)
 				sq = false;
@@ -201,14 +201,14 @@ static void kp_drain(struct kp_cb *cb)
 				rq = false;
 		}
 		/* ... or a free callback reaping its fence took them */
-		if (test_and_clear_bit(0, &cb->drain_reaped))
+		if (test_and_clear_bit(0, &c->drain_reaped))
 			sq = false;
-		if (test_and_clear_bit(1, &cb->drain_reaped))
+		if (test_and_clear_bit(1, &c->drain_reaped))
 			rq = false;
 		if (n > 0)
 			continue;
 		if (time_after(jiffies, deadline)) {
-			kp_err(cb, "drain: the QP did not flush in %u ms",
+			kp_err(c->t, "drain: the QP did not flush in %u ms",
 			       KP_DRAIN_MS);
 			break;
 		}
@@ -217,39 +217,39 @@ static void kp_drain(struct kp_cb *cb)
 }
 
 /* Frees whatever kp_setup_verbs() and the tests set up; safe on partial. */
-void kp_free_verbs(struct kp_cb *cb)
+void kp_free_verbs(struct kp_conn *c)
 {
-	struct rdma_cm_id *id = cb->child_id ?: cb->cm_id;
+	struct rdma_cm_id *id = c->child_id ?: c->cm_id;
 
-	if (cb->qp) {
-		kp_drain(cb);
+	if (c->qp) {
+		kp_drain(c);
 		/*
 		 * A free callback of NPU memory may be fencing it; once the
 		 * QP is destroyed the device has done all its work on it,
 		 * and the callback's markers will never be reaped.
 		 */
-		mutex_lock(&cb->npu_lock);
+		mutex_lock(&c->npu_lock);
 		rdma_destroy_qp(id);
-		cb->qp = NULL;
-		atomic_set(&cb->npu_fence, 0);
-		mutex_unlock(&cb->npu_lock);
-		wake_up_all(&cb->wq);
+		c->qp = NULL;
+		atomic_set(&c->npu_fence, 0);
+		mutex_unlock(&c->npu_lock);
+		wake_up_all(&c->t->wq);
 		atomic_dec(&kp_live.qps);
 	}
-	kp_stats_free(cb);
-	if (cb->pd) {
-		kp_buf_free(cb, &cb->start);
-		kp_buf_free(cb, &cb->rdma);
-		kp_ctrl_free(cb, &cb->recv_msg, cb->recv_dma);
-		kp_ctrl_free(cb, &cb->send_msg, cb->send_dma);
+	kp_stats_free(c);
+	if (c->pd) {
+		kp_buf_free(c, &c->start);
+		kp_buf_free(c, &c->rdma);
+		kp_ctrl_free(c, &c->recv_msg, c->recv_dma);
+		kp_ctrl_free(c, &c->send_msg, c->send_dma);
 	}
-	if (cb->cq) {
-		ib_destroy_cq(cb->cq);
-		cb->cq = NULL;
+	if (c->cq) {
+		ib_destroy_cq(c->cq);
+		c->cq = NULL;
 	}
-	if (cb->pd) {
-		ib_dealloc_pd(cb->pd);
-		cb->pd = NULL;
+	if (c->pd) {
+		ib_dealloc_pd(c->pd);
+		c->pd = NULL;
 	}
 }
 
@@ -268,20 +268,20 @@ static u32 kp_host_mr_page(struct ib_device *dev, u32 size)
 	return pg;
 }
 
-int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
+int kp_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 {
-	struct ib_device *dev = kp_dev(cb);
+	struct ib_device *dev = kp_dev(c);
 	u32 npages;
 	int n;
 
 	b->live = true;
 	atomic_inc(&kp_live.bufs);
-	if (cb->opts.mem == KP_MEM_NPU)
-		return kp_npu_buf_alloc(cb, b, size);
+	if (c->t->opts.mem == KP_MEM_NPU)
+		return kp_npu_buf_alloc(c, b, size);
 	b->page_size = kp_host_mr_page(dev, size);
 	npages = DIV_ROUND_UP(size, b->page_size);
 	if (npages + 1 > dev->attrs.max_fast_reg_page_list_len) {
-		kp_err(cb, "size %u needs %u MR pages, device allows %u", size,
+		kp_err(c->t, "size %u needs %u MR pages, device allows %u", size,
 		       npages + 1, dev->attrs.max_fast_reg_page_list_len);
 		return -EINVAL;
 	}
@@ -289,7 +289,7 @@ int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 	b->vaddr = alloc_pages_exact(PAGE_ALIGN(size),
 				     GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	if (!b->vaddr) {
-		kp_err(cb, "no %u contiguous bytes of host memory", size);
+		kp_err(c->t, "no %u contiguous bytes of host memory", size);
 		return -ENOMEM;
 	}
 	b->dma = ib_dma_map_single(dev, b->vaddr, size, DMA_BIDIRECTIONAL);
@@ -301,12 +301,12 @@ int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 	b->mapped = true;
 
 	/* one more page: an IOMMU need not keep the block's alignment */
-	b->mr = ib_alloc_mr(cb->pd, IB_MR_TYPE_MEM_REG, npages + 1);
+	b->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, npages + 1);
 	if (IS_ERR(b->mr)) {
 		int ret = PTR_ERR(b->mr);
 
 		b->mr = NULL;
-		kp_err(cb, "ib_alloc_mr(%u pages): %d", npages + 1, ret);
+		kp_err(c->t, "ib_alloc_mr(%u pages): %d", npages + 1, ret);
 		return ret;
 	}
 	sg_init_table(&b->sg, 1);
@@ -314,25 +314,25 @@ int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size)
 	sg_dma_len(&b->sg) = size;
 	n = ib_map_mr_sg(b->mr, &b->sg, 1, NULL, b->page_size);
 	if (n != 1) {
-		kp_err(cb, "ib_map_mr_sg: %d", n);
+		kp_err(c->t, "ib_map_mr_sg: %d", n);
 		return n < 0 ? n : -EINVAL;
 	}
 	return 0;
 }
 
-void kp_buf_free(struct kp_cb *cb, struct kp_buf *b)
+void kp_buf_free(struct kp_conn *c, struct kp_buf *b)
 {
 	if (!b->live)
 		return;
 	atomic_dec(&kp_live.bufs);
-	if (cb->npu) {
-		kp_npu_buf_free(cb, b);
+	if (c->t->npu) {
+		kp_npu_buf_free(c, b);
 		return;
 	}
 	if (b->mr)
 		ib_dereg_mr(b->mr);
 	if (b->mapped)
-		ib_dma_unmap_single(kp_dev(cb), b->dma, b->size,
+		ib_dma_unmap_single(kp_dev(c), b->dma, b->size,
 				    DMA_BIDIRECTIONAL);
 	if (b->vaddr)
 		free_pages_exact(b->vaddr, PAGE_ALIGN(b->size));
@@ -346,47 +346,47 @@ void *kp_buf_cpu(struct kp_buf *b)
 }
 
 /* Hand the CPU's writes of @b's first @len bytes to the device. */
-int kp_buf_to_dev(struct kp_cb *cb, struct kp_buf *b, u32 len)
+int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len)
 {
 	if (b->shadow)
-		return kp_npu_copy_to(cb, b, len);
-	ib_dma_sync_single_for_device(kp_dev(cb), b->dma, len,
+		return kp_npu_copy_to(c, b, len);
+	ib_dma_sync_single_for_device(kp_dev(c), b->dma, len,
 				      DMA_BIDIRECTIONAL);
 	return 0;
 }
 
 /* Make the device's writes of @b's first @len bytes visible to the CPU. */
-int kp_buf_to_cpu(struct kp_cb *cb, struct kp_buf *b, u32 len)
+int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len)
 {
 	if (b->shadow)
-		return kp_npu_copy_from(cb, b, len);
-	ib_dma_sync_single_for_cpu(kp_dev(cb), b->dma, len, DMA_BIDIRECTIONAL);
+		return kp_npu_copy_from(c, b, len);
+	ib_dma_sync_single_for_cpu(kp_dev(c), b->dma, len, DMA_BIDIRECTIONAL);
 	return 0;
 }
 
 /* Post with bottom halves off so a software device's tasklet runs at once. */
-static int kp_post_send(struct kp_cb *cb, const struct ib_send_wr *wr)
+static int kp_post_send(struct kp_conn *c, const struct ib_send_wr *wr)
 {
 	const struct ib_send_wr *bad;
 	int ret;
 
 	local_bh_disable();
-	ret = ib_post_send(cb->qp, wr, &bad);
+	ret = ib_post_send(c->qp, wr, &bad);
 	local_bh_enable();
 	if (ret)
-		kp_err(cb, "ib_post_send(opcode %d): %d", bad->opcode, ret);
+		kp_err(c->t, "ib_post_send(opcode %d): %d", bad->opcode, ret);
 	else if (wr->send_flags & IB_SEND_SIGNALED)
-		cb->sends_out++;
+		c->sends_out++;
 	return ret;
 }
 
-/* A control receive, unless data receives are queued (cb->rq_hold). */
-int kp_post_recv(struct kp_cb *cb)
+/* A control receive, unless data receives are queued (c->rq_hold). */
+int kp_post_recv(struct kp_conn *c)
 {
 	struct ib_sge sge = {
-		.addr = cb->recv_dma,
+		.addr = c->recv_dma,
 		.length = KP_CTRL_SIZE,
-		.lkey = cb->pd->local_dma_lkey,
+		.lkey = c->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_id = KP_WR_RECV,
@@ -396,20 +396,20 @@ int kp_post_recv(struct kp_cb *cb)
 	const struct ib_recv_wr *bad;
 	int ret;
 
-	if (cb->rq_hold)
+	if (c->rq_hold)
 		return 0;
-	ret = ib_post_recv(cb->qp, &wr, &bad);
+	ret = ib_post_recv(c->qp, &wr, &bad);
 	if (ret)
-		kp_err(cb, "ib_post_recv: %d", ret);
+		kp_err(c->t, "ib_post_recv: %d", ret);
 	else
-		cb->rq_ctrl++;
+		c->rq_ctrl++;
 	return ret;
 }
 
 #define KP_RECV_BATCH	16
 
-/* @n receives of a data message of cb->size bytes into cb->rdma. */
-int kp_post_data_recv(struct kp_cb *cb, u32 n)
+/* @n receives of a data message of c->t->size bytes into c->rdma. */
+int kp_post_data_recv(struct kp_conn *c, u32 n)
 {
 	struct ib_recv_wr wr[KP_RECV_BATCH];
 	const struct ib_recv_wr *bad;
@@ -417,12 +417,12 @@ int kp_post_data_recv(struct kp_cb *cb, u32 n)
 	u32 i, k;
 	int ret;
 
-	if (n > cb->rq_data_max - cb->rq_data) {
-		kp_err(cb, "%u data receives posted, room for %u", cb->rq_data,
-		       cb->rq_data_max);
+	if (n > c->rq_data_max - c->rq_data) {
+		kp_err(c->t, "%u data receives posted, room for %u", c->rq_data,
+		       c->rq_data_max);
 		return -EPROTO;
 	}
-	kp_sge_local(cb, &cb->rdma, &sge, cb->size);
+	kp_sge_local(c, &c->rdma, &sge, c->t->size);
 	while (n) {
 		k = min_t(u32, n, KP_RECV_BATCH);
 		for (i = 0; i < k; i++) {
@@ -433,14 +433,14 @@ int kp_post_data_recv(struct kp_cb *cb, u32 n)
 				.next = i + 1 < k ? &wr[i + 1] : NULL,
 			};
 		}
-		ret = ib_post_recv(cb->qp, wr, &bad);
+		ret = ib_post_recv(c->qp, wr, &bad);
 		if (ret) {
-			kp_err(cb, "ib_post_recv(data): %d", ret);
+			kp_err(c->t, "ib_post_recv(data): %d", ret);
 			/* those before the bad one were posted */
-			cb->rq_data += bad - wr;
+			c->rq_data += bad - wr;
 			return ret;
 		}
-		cb->rq_data += k;
+		c->rq_data += k;
 		n -= k;
 	}
 	return 0;
@@ -448,23 +448,23 @@ int kp_post_data_recv(struct kp_cb *cb, u32 n)
 
 /*
  * Queue @ndata data receives behind the control receives posted now, and
- * stop reposting those as they are used: the peer must use up cb->rq_ctrl
+ * stop reposting those as they are used: the peer must use up c->rq_ctrl
  * of them with skips before its first data message.
  */
-int kp_rq_hold(struct kp_cb *cb, u32 ndata)
+int kp_rq_hold(struct kp_conn *c, u32 ndata)
 {
-	cb->rq_hold = true;
-	return kp_post_data_recv(cb, ndata);
+	c->rq_hold = true;
+	return kp_post_data_recv(c, ndata);
 }
 
 /* The data receives are used up (or being): queue control receives again. */
-int kp_rq_restore(struct kp_cb *cb)
+int kp_rq_restore(struct kp_conn *c)
 {
 	int ret;
 
-	cb->rq_hold = false;
-	while (cb->rq_ctrl < KP_RQ_DEPTH) {
-		ret = kp_post_recv(cb);
+	c->rq_hold = false;
+	while (c->rq_ctrl < KP_RQ_DEPTH) {
+		ret = kp_post_recv(c);
 		if (ret)
 			return ret;
 	}
@@ -480,7 +480,7 @@ int kp_rq_restore(struct kp_cb *cb)
  */
 #define KP_SKIP_CHUNK	16
 
-int kp_post_skips(struct kp_cb *cb, u32 n)
+int kp_post_skips(struct kp_conn *c, u32 n)
 {
 	struct ib_send_wr wr = { .wr_id = KP_WR_SKIP, .opcode = IB_WR_SEND };
 	u32 i;
@@ -488,16 +488,16 @@ int kp_post_skips(struct kp_cb *cb, u32 n)
 
 	for (i = 0; i < n; i++) {
 		if (i && !(i % KP_SKIP_CHUNK)) {
-			ret = kp_sends_settle(cb);
+			ret = kp_sends_settle(c);
 			if (ret)
 				return ret;
 		}
 		wr.send_flags = (i + 1) % KP_SKIP_CHUNK && i + 1 < n ?
 				0 : IB_SEND_SIGNALED;
-		ret = kp_post_send(cb, &wr);
+		ret = kp_post_send(c, &wr);
 		if (ret)
 			return ret;
-		cb->cnt->send_msgs++;
+		c->cnt->send_msgs++;
 	}
 	return 0;
 }
@@ -507,24 +507,24 @@ int kp_post_skips(struct kp_cb *cb, u32 n)
  * then kp_post_send_msg().  Nobody waits for a message's own completion:
  * the next message waits here, and kp_settle() before a disconnect.
  */
-void *kp_send_buf(struct kp_cb *cb)
+void *kp_send_buf(struct kp_conn *c)
 {
-	while (cb->send_busy) {
-		int ret = kp_wait_for(cb, KP_WR_SEND, 0);
+	while (c->send_busy) {
+		int ret = kp_wait_for(c, KP_WR_SEND, 0);
 
 		if (ret)
 			return ERR_PTR(ret);
 	}
-	return cb->send_msg;
+	return c->send_msg;
 }
 
 /* Send @len bytes of send_msg; with @inv_rkey, SEND_WITH_INV of that key. */
-int kp_post_send_msg(struct kp_cb *cb, u32 len, u32 inv_rkey)
+int kp_post_send_msg(struct kp_conn *c, u32 len, u32 inv_rkey)
 {
 	struct ib_sge sge = {
-		.addr = cb->send_dma,
+		.addr = c->send_dma,
 		.length = len,
-		.lkey = cb->pd->local_dma_lkey,
+		.lkey = c->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
 		.wr_id = KP_WR_SEND,
@@ -536,19 +536,19 @@ int kp_post_send_msg(struct kp_cb *cb, u32 len, u32 inv_rkey)
 	};
 	int ret;
 
-	if (WARN_ON_ONCE(cb->send_busy))
+	if (WARN_ON_ONCE(c->send_busy))
 		return -EBUSY;		/* kp_send_buf() first */
-	ib_dma_sync_single_for_device(kp_dev(cb), cb->send_dma, KP_CTRL_SIZE,
+	ib_dma_sync_single_for_device(kp_dev(c), c->send_dma, KP_CTRL_SIZE,
 				      DMA_BIDIRECTIONAL);
-	cb->send_len = len;
-	ret = kp_post_send(cb, &wr);
+	c->send_len = len;
+	ret = kp_post_send(c, &wr);
 	if (!ret)
-		cb->send_busy = true;
+		c->send_busy = true;
 	return ret;
 }
 
 /* Register @b's MR under a fresh key with @access. */
-int kp_post_reg(struct kp_cb *cb, struct kp_buf *b, int access, bool signal)
+int kp_post_reg(struct kp_conn *c, struct kp_buf *b, int access, bool signal)
 {
 	struct ib_reg_wr wr = {
 		.wr = {
@@ -563,13 +563,13 @@ int kp_post_reg(struct kp_cb *cb, struct kp_buf *b, int access, bool signal)
 
 	ib_update_fast_reg_key(b->mr, (u8)ib_inc_rkey(b->mr->rkey));
 	wr.key = b->mr->rkey;
-	ret = kp_post_send(cb, &wr.wr);
+	ret = kp_post_send(c, &wr.wr);
 	if (!ret)
 		b->registered = true;
 	return ret;
 }
 
-int kp_post_inv(struct kp_cb *cb, struct kp_buf *b, bool signal)
+int kp_post_inv(struct kp_conn *c, struct kp_buf *b, bool signal)
 {
 	struct ib_send_wr wr = {
 		.wr_id = KP_WR_INV,
@@ -579,24 +579,24 @@ int kp_post_inv(struct kp_cb *cb, struct kp_buf *b, bool signal)
 	};
 	int ret;
 
-	ret = kp_post_send(cb, &wr);
+	ret = kp_post_send(c, &wr);
 	if (!ret)
 		b->registered = false;
 	return ret;
 }
 
 /* The local SGE of @b: through its MR, or the PD's local_dma_lkey. */
-void kp_sge_local(struct kp_cb *cb, struct kp_buf *b, struct ib_sge *sge,
+void kp_sge_local(struct kp_conn *c, struct kp_buf *b, struct ib_sge *sge,
 		  u32 len)
 {
 	sge->addr = b->dma;
 	sge->length = len;
-	sge->lkey = cb->opts.local_dma_lkey ? cb->pd->local_dma_lkey :
+	sge->lkey = c->t->opts.local_dma_lkey ? c->pd->local_dma_lkey :
 		    b->mr->lkey;
 }
 
 /* RDMA READ/WRITE(_WITH_IMM) between @b and the peer's advertised buffer. */
-int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
+int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm)
 {
 	struct ib_sge sge;
@@ -608,17 +608,17 @@ int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
 			.opcode = op,
 			.send_flags = signal ? IB_SEND_SIGNALED : 0,
 		},
-		.remote_addr = cb->remote_addr,
-		.rkey = cb->remote_rkey,
+		.remote_addr = c->remote_addr,
+		.rkey = c->remote_rkey,
 	};
 
-	struct kp_counters *c = cb->cnt;
+	struct kp_counters *k = c->cnt;
 	int ret;
 
-	kp_sge_local(cb, b, &sge, len);
+	kp_sge_local(c, b, &sge, len);
 	/* small writes from host memory go inline, by CPU address */
 	if (op != IB_WR_RDMA_READ && op != IB_WR_RDMA_READ_WITH_INV &&
-	    len <= cb->max_inline && b->vaddr) {
+	    len <= c->max_inline && b->vaddr) {
 		wr.wr.send_flags |= IB_SEND_INLINE;
 		sge.addr = (uintptr_t)b->vaddr;
 	}
@@ -626,19 +626,19 @@ int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
 		wr.wr.ex.imm_data = cpu_to_be32(imm);
 	if (op == IB_WR_RDMA_READ_WITH_INV)
 		wr.wr.ex.invalidate_rkey = b->mr->rkey;
-	ret = kp_post_send(cb, &wr.wr);
+	ret = kp_post_send(c, &wr.wr);
 	if (ret)
 		return ret;
 	/* counted when posted: most writes are unsignaled */
 	if (op == IB_WR_RDMA_READ || op == IB_WR_RDMA_READ_WITH_INV) {
-		c->read_msgs++;
-		c->read_bytes += len;
+		k->read_msgs++;
+		k->read_bytes += len;
 	} else if (op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM) {
-		c->send_msgs++;
-		c->send_bytes += len;
+		k->send_msgs++;
+		k->send_bytes += len;
 	} else {
-		c->write_msgs++;
-		c->write_bytes += len;
+		k->write_msgs++;
+		k->write_bytes += len;
 	}
 	return 0;
 }
@@ -650,50 +650,50 @@ void kp_set_info(struct kp_rdma_info *info, struct kp_buf *b, u32 len)
 	info->size = cpu_to_be32(len);
 }
 
-void kp_get_info(struct kp_cb *cb, const struct kp_rdma_info *info)
+void kp_get_info(struct kp_conn *c, const struct kp_rdma_info *info)
 {
-	cb->remote_addr = be64_to_cpu(info->buf);
-	cb->remote_rkey = be32_to_cpu(info->rkey);
-	cb->remote_len = be32_to_cpu(info->size);
+	c->remote_addr = be64_to_cpu(info->buf);
+	c->remote_rkey = be32_to_cpu(info->rkey);
+	c->remote_len = be32_to_cpu(info->size);
 }
 
 /*
  * -ECONNRESET once the peer disconnected or the CM reported an error;
  * -EFAULT once NPU memory of the test was freed under it.
  */
-int kp_cm_check(struct kp_cb *cb)
+int kp_cm_check(struct kp_conn *c)
 {
 	/* the freed memory first: it is why the peer may be leaving */
-	int ret = kp_npu_check(cb);
+	int ret = kp_npu_check(c);
 
 	if (ret)
 		return ret;
-	if (READ_ONCE(cb->cm_state) >= KP_CM_DISCONNECTED)
-		return READ_ONCE(cb->cm_error) ?: -ECONNRESET;
+	if (READ_ONCE(c->cm_state) >= KP_CM_DISCONNECTED)
+		return READ_ONCE(c->cm_error) ?: -ECONNRESET;
 	/* qps=N: another connection of the test was lost */
-	if (READ_ONCE(cb->lead->lane_down) && READ_ONCE(cb->lead->lanes_live))
+	if (READ_ONCE(c->t->conn_down) && READ_ONCE(c->t->live))
 		return -ECONNRESET;
 	return 0;
 }
 
-static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)
+static void kp_count(struct kp_conn *c, const struct ib_wc *wc)
 {
-	struct kp_counters *c = cb->cnt;
+	struct kp_counters *k = c->cnt;
 
 	switch (wc->opcode) {
 	case IB_WC_SEND:
 		/* data messages and skips are counted when posted */
 		if (wc->wr_id != KP_WR_SEND)
 			break;
-		c->send_msgs++;
-		c->send_bytes += cb->send_len;
+		k->send_msgs++;
+		k->send_bytes += c->send_len;
 		break;
 	case IB_WC_RECV:
-		c->recv_msgs++;
-		c->recv_bytes += wc->byte_len;
+		k->recv_msgs++;
+		k->recv_bytes += wc->byte_len;
 		break;
 	case IB_WC_RECV_RDMA_WITH_IMM:
-		c->recv_msgs++;
+		k->recv_msgs++;
 		break;
 	default:
 		break;
@@ -701,17 +701,17 @@ static void kp_count(struct kp_cb *cb, const struct ib_wc *wc)
 }
 
 /* Up to @max completions of the CQ into @wc, with bottom halves off. */
-static int kp_cq_poll(struct kp_cb *cb, struct ib_wc *wc, int max)
+static int kp_cq_poll(struct kp_conn *c, struct ib_wc *wc, int max)
 {
 	int n;
 
 	local_bh_disable();
-	n = ib_poll_cq(cb->cq, max, wc);
+	n = ib_poll_cq(c->cq, max, wc);
 	local_bh_enable();
 	if (n < 0)
-		kp_err(cb, "ib_poll_cq: %d", n);
+		kp_err(c->t, "ib_poll_cq: %d", n);
 	else if (n)
-		n = kp_npu_fence_take(cb, wc, n);
+		n = kp_npu_fence_take(c, wc, n);
 	return n;
 }
 
@@ -719,71 +719,71 @@ static int kp_cq_poll(struct kp_cb *cb, struct ib_wc *wc, int max)
  * @n completions reaped into @wc: any error ends the test; the send
  * queue's and the receive queue's bookkeeping and the counters follow.
  */
-static int kp_poll_take(struct kp_cb *cb, struct ib_wc *wc, int n)
+static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
 		if (wc[i].status != IB_WC_SUCCESS) {
 			if (wc[i].status == IB_WC_WR_FLUSH_ERR &&
-			    kp_cm_check(cb))
-				return kp_cm_check(cb);
-			cb->errors++;
-			kp_err(cb, "completion of wr %llu: %s (vendor 0x%x)",
+			    kp_cm_check(c))
+				return kp_cm_check(c);
+			c->errors++;
+			kp_err(c->t, "completion of wr %llu: %s (vendor 0x%x)",
 			       wc[i].wr_id, ib_wc_status_msg(wc[i].status),
 			       wc[i].vendor_err);
 			return -EIO;
 		}
 		/* every send-queue completion is of a signaled WR */
 		if (!(wc[i].opcode & IB_WC_RECV))
-			cb->sends_out--;
+			c->sends_out--;
 		if (wc[i].wr_id == KP_WR_SEND)
-			cb->send_busy = false;
+			c->send_busy = false;
 		else if (wc[i].wr_id == KP_WR_RECV)
-			cb->rq_ctrl--;
+			c->rq_ctrl--;
 		else if (wc[i].wr_id == KP_WR_DATA_RECV)
-			cb->rq_data--;
-		kp_count(cb, &wc[i]);
+			c->rq_data--;
+		kp_count(c, &wc[i]);
 	}
 	return n;
 }
 
 /*
  * Reap up to @max completions into @wc, waiting for at least one for at
- * most cb->wait_ms.  The CQ is polled @spin times (KP_SPIN_ALWAYS: until
+ * most c->wait_ms.  The CQ is polled @spin times (KP_SPIN_ALWAYS: until
  * the deadline) before it is armed and the caller sleeps.  Returns the
  * number reaped, or -ETIMEDOUT, -EINTR, -ECONNRESET (peer gone), -EIO (a
  * completion error).
  */
-int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
+int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(cb->wait_ms);
+	unsigned long deadline = jiffies + msecs_to_jiffies(c->wait_ms);
 	unsigned int spins = 0;
 	bool late = false;
 	u64 late_at = 0;
 	int n;
 
-	if (kp_stopping(cb))
+	if (kp_stopping(c->t))
 		return -EINTR;
 	/*
 	 * Outside the measured loops, which yield between iterations
 	 * (kp_loop_yield()), callers may never find the CQ empty (a software
 	 * device completes inside the post): yield here every so often.
 	 */
-	if (!cb->run.timed && !(++cb->polls % KP_YIELD_EVERY))
+	if (!c->run && !(++c->polls % KP_YIELD_EVERY))
 		cond_resched();
 	for (;;) {
-		n = kp_cq_poll(cb, wc, max);
+		n = kp_cq_poll(c, wc, max);
 		if (n < 0)
 			return n;
 		if (n)
 			break;
-		if (kp_cm_check(cb))
-			return kp_cm_check(cb);
+		if (kp_cm_check(c))
+			return kp_cm_check(c);
 		if (spins < spin) {
 			if (++spins % 64)
 				continue;
-			if (kp_stopping(cb))
+			if (kp_stopping(c->t))
 				return -EINTR;
 			if (time_after(jiffies, deadline))
 				goto timeout;
@@ -791,7 +791,7 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 			 * A timed wait yields only once it is already late,
 			 * and from then on as any other.
 			 */
-			if (cb->run.timed && !late) {
+			if (c->run && !late) {
 				u64 now = ktime_get_ns();
 
 				if (!late_at)
@@ -799,113 +799,113 @@ int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin)
 				if (now < late_at)
 					continue;
 				late = true;
-				cb->run.late_waits++;
+				c->run->late_waits++;
 			}
 			cond_resched();
 			continue;
 		}
-		WRITE_ONCE(cb->cq_event, false);
-		if (ib_req_notify_cq(cb->cq, IB_CQ_NEXT_COMP |
+		WRITE_ONCE(c->cq_event, false);
+		if (ib_req_notify_cq(c->cq, IB_CQ_NEXT_COMP |
 				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
 			continue;
 		if (time_after_eq(jiffies, deadline))
 			goto timeout;
-		if (wait_event_interruptible_timeout(cb->wq,
-				READ_ONCE(cb->cq_event) || kp_cm_check(cb) ||
-				READ_ONCE(cb->lead->lanes_abort),
+		if (wait_event_interruptible_timeout(c->t->wq,
+				READ_ONCE(c->cq_event) || kp_cm_check(c) ||
+				READ_ONCE(c->t->abort),
 				deadline - jiffies) < 0)
 			return -EINTR;
-		if (kp_stopping(cb))
+		if (kp_stopping(c->t))
 			return -EINTR;
 	}
 
-	return kp_poll_take(cb, wc, n);
+	return kp_poll_take(c, wc, n);
 
 timeout:
-	kp_err(cb, "no completion within %u ms", cb->wait_ms);
+	kp_err(c->t, "no completion within %u ms", c->wait_ms);
 	return -ETIMEDOUT;
 }
 
 /*
- * Reap what @cb's CQ holds now, up to @max, without waiting: the loops
+ * Reap what @c's CQ holds now, up to @max, without waiting: the loops
  * that drive several connections from one thread (kp_lanes.c).  Returns
  * the number reaped (0: none) or kp_poll()'s errors.
  */
-int kp_poll_now(struct kp_cb *cb, struct ib_wc *wc, int max)
+int kp_poll_now(struct kp_conn *c, struct ib_wc *wc, int max)
 {
-	int n = kp_cq_poll(cb, wc, max);
+	int n = kp_cq_poll(c, wc, max);
 
 	if (n < 0)
 		return n;
 	if (!n)
-		return kp_cm_check(cb);
-	return kp_poll_take(cb, wc, n);
+		return kp_cm_check(c);
+	return kp_poll_take(c, wc, n);
 }
 
 /*
  * The writer was signalled, the kernel thread running a loop is told to
  * stop, or (qps=N) another of the test's threads failed.
  */
-bool kp_stopping(struct kp_cb *cb)
+bool kp_stopping(struct kp_test *t)
 {
-	return signal_pending(current) || READ_ONCE(cb->lead->lanes_abort) ||
+	return signal_pending(current) || READ_ONCE(t->abort) ||
 	       ((current->flags & PF_KTHREAD) && kthread_should_stop());
 }
 
 /*
  * A control message arrived (@wc): make it readable, note its length and
  * any invalidated rkey, and repost the receive.  Only one message may wait
- * unconsumed (cb->recv_ready); a second one is a protocol error.
+ * unconsumed (c->recv_ready); a second one is a protocol error.
  */
-int kp_recv_done(struct kp_cb *cb, const struct ib_wc *wc)
+int kp_recv_done(struct kp_conn *c, const struct ib_wc *wc)
 {
-	if (cb->recv_ready) {
-		kp_err(cb, "a second message before the first was handled");
+	if (c->recv_ready) {
+		kp_err(c->t, "a second message before the first was handled");
 		return -EPROTO;
 	}
-	ib_dma_sync_single_for_cpu(kp_dev(cb), cb->recv_dma, KP_CTRL_SIZE,
+	ib_dma_sync_single_for_cpu(kp_dev(c), c->recv_dma, KP_CTRL_SIZE,
 				   DMA_BIDIRECTIONAL);
-	cb->recv_len = wc->byte_len;
-	cb->recv_inv_rkey = wc->wc_flags & IB_WC_WITH_INVALIDATE ?
+	c->recv_len = wc->byte_len;
+	c->recv_inv_rkey = wc->wc_flags & IB_WC_WITH_INVALIDATE ?
 			    wc->ex.invalidate_rkey : 0;
-	return kp_post_recv(cb);
+	return kp_post_recv(c);
 }
 
 /*
  * The peer's WRITE_WITH_IMM (wlat) arrived while waiting for something
  * else: data, never a message.  Queue its immediate for the wlat loop.
  */
-static int kp_imm_keep(struct kp_cb *cb, const struct ib_wc *wc)
+static int kp_imm_keep(struct kp_conn *c, const struct ib_wc *wc)
 {
-	if (cb->imm_n == ARRAY_SIZE(cb->imm)) {
-		kp_err(cb, "more than %zu writes with immediate ahead of the loop",
-		       ARRAY_SIZE(cb->imm));
+	if (c->imm_n == ARRAY_SIZE(c->imm)) {
+		kp_err(c->t, "more than %zu writes with immediate ahead of the loop",
+		       ARRAY_SIZE(c->imm));
 		return -EPROTO;
 	}
-	cb->imm[cb->imm_n++] = be32_to_cpu(wc->ex.imm_data);
-	return kp_post_recv(cb);
+	c->imm[c->imm_n++] = be32_to_cpu(wc->ex.imm_data);
+	return kp_post_recv(c);
 }
 
 /* A receive completed while waiting for something else: keep it. */
-int kp_recv_keep(struct kp_cb *cb, const struct ib_wc *wc)
+int kp_recv_keep(struct kp_conn *c, const struct ib_wc *wc)
 {
 	int ret;
 
 	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM)
-		return kp_imm_keep(cb, wc);
-	ret = kp_recv_done(cb, wc);
+		return kp_imm_keep(c, wc);
+	ret = kp_recv_done(c, wc);
 	if (!ret)
-		cb->recv_ready = true;
+		c->recv_ready = true;
 	return ret;
 }
 
 /* The oldest queued write with immediate: its immediate, or -ENOENT. */
-int kp_imm_take(struct kp_cb *cb, u32 *imm)
+int kp_imm_take(struct kp_conn *c, u32 *imm)
 {
-	if (!cb->imm_n)
+	if (!c->imm_n)
 		return -ENOENT;
-	*imm = cb->imm[0];
-	memmove(cb->imm, cb->imm + 1, --cb->imm_n * sizeof(cb->imm[0]));
+	*imm = c->imm[0];
+	memmove(c->imm, c->imm + 1, --c->imm_n * sizeof(c->imm[0]));
 	return 0;
 }
 
@@ -915,21 +915,21 @@ int kp_imm_take(struct kp_cb *cb, u32 *imm)
  * before the send's completion came back: that message is kept for the
  * FIN exchange.  No data message may arrive meanwhile.
  */
-int kp_sends_settle(struct kp_cb *cb)
+int kp_sends_settle(struct kp_conn *c)
 {
 	struct ib_wc wc;
 	int ret;
 
-	while (cb->sends_out) {
-		ret = kp_poll(cb, &wc, 1, KP_SPIN_ALWAYS);
+	while (c->sends_out) {
+		ret = kp_poll(c, &wc, 1, KP_SPIN_ALWAYS);
 		if (ret < 0)
 			return ret;
 		if (ret && wc.wr_id == KP_WR_RECV) {
-			ret = kp_recv_keep(cb, &wc);
+			ret = kp_recv_keep(c, &wc);
 			if (ret)
 				return ret;
 		} else if (ret && wc.wr_id == KP_WR_DATA_RECV) {
-			kp_err(cb, "a data message of %u bytes while waiting for our sends",
+			kp_err(c->t, "a data message of %u bytes while waiting for our sends",
 			       wc.byte_len);
 			return -EPROTO;
 		}
@@ -941,51 +941,51 @@ int kp_sends_settle(struct kp_cb *cb)
  * Before a disconnect: wait (bounded) for the completions of our own
  * signaled sends, the last message among them, unless the peer left.
  */
-void kp_settle(struct kp_cb *cb)
+void kp_settle(struct kp_conn *c)
 {
 	struct ib_wc wc;
-	u32 wait_ms = cb->wait_ms;
+	u32 wait_ms = c->wait_ms;
 
-	cb->wait_ms = min_t(u32, wait_ms, KP_DRAIN_MS);
-	while (cb->qp && cb->sends_out && kp_poll(cb, &wc, 1, 0) > 0)
+	c->wait_ms = min_t(u32, wait_ms, KP_DRAIN_MS);
+	while (c->qp && c->sends_out && kp_poll(c, &wc, 1, 0) > 0)
 		;
-	cb->wait_ms = wait_ms;
+	c->wait_ms = wait_ms;
 }
 
 /*
  * Wait for the next completion of kind @want.  Signaled sends completing on
  * the way are reaped; a message arriving while waiting for something else
- * is kept (cb->recv_ready) for the next wait for KP_WR_RECV: the protocols
+ * is kept (c->recv_ready) for the next wait for KP_WR_RECV: the protocols
  * have at most one message in flight towards each side, so the single
  * receive buffer stays intact until this side answers it.  Receives are
  * reposted at once; a peer's write with immediate is queued for wlat,
  * never taken for a message.
  */
-int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin)
+int kp_wait_for(struct kp_conn *c, enum kp_wr want, unsigned int spin)
 {
 	struct ib_wc wc;
 	int ret;
 
-	if (want == KP_WR_RECV && cb->recv_ready) {
-		cb->recv_ready = false;
+	if (want == KP_WR_RECV && c->recv_ready) {
+		c->recv_ready = false;
 		return 0;
 	}
 	for (;;) {
-		ret = kp_poll(cb, &wc, 1, spin);
+		ret = kp_poll(c, &wc, 1, spin);
 		if (ret < 0)
 			return ret;
 		if (wc.wr_id == KP_WR_RECV) {
 			if (want != KP_WR_RECV ||
 			    wc.opcode == IB_WC_RECV_RDMA_WITH_IMM) {
-				ret = kp_recv_keep(cb, &wc);
+				ret = kp_recv_keep(c, &wc);
 				if (ret)
 					return ret;
 				continue;
 			}
-			return kp_recv_done(cb, &wc);
+			return kp_recv_done(c, &wc);
 		}
 		if (wc.wr_id == KP_WR_DATA_RECV) {
-			kp_err(cb, "a data message of %u bytes where a control message belongs",
+			kp_err(c->t, "a data message of %u bytes where a control message belongs",
 			       wc.byte_len);
 			return -EPROTO;
 		}

@@ -2,10 +2,11 @@
 /*
  * krping_npu.h - shared definitions of the krping_npu ULP.
  *
- * One test is one struct kp_cb, driven from start to end by the process that
- * wrote its command to /proc/krping_npu.  The rdma_cm and CQ callbacks only
- * record events and wake that process; every verb is posted and every
- * completion reaped in its context.
+ * One test is one struct kp_test with its connections (struct kp_conn, one,
+ * or qps=N), driven from start to end by the process that wrote its command
+ * to /proc/krping_npu.  The rdma_cm and CQ callbacks only record events and
+ * wake that process; every verb is posted and every completion reaped in
+ * its context (or, with cpus=, in the threads it starts and waits for).
  */
 #ifndef KRPING_NPU_H
 #define KRPING_NPU_H
@@ -167,7 +168,11 @@ struct kp_record {
 	struct kp_progress progress;
 };
 
-/* Where a measured loop stands: its end, and its progress reports. */
+/*
+ * Where a measured loop stands: its end, its progress reports and its
+ * yields.  A latency loop's is the test's (kp_test.run), a bw stream's
+ * its connection's (kp_stream.run).
+ */
 struct kp_run {
 	u64 start_ns;
 	u64 deadline_ns;	/* duration runs; 0: count runs */
@@ -183,7 +188,10 @@ struct kp_run {
 	u64 thread_ns;		/* bw: the thread's system time at the start */
 };
 
-/* A bw stream of one connection: kp_bw.c's state between its steps. */
+/*
+ * A bw stream of one connection: kp_bw.c's state between its steps, its
+ * timing and CPU accounting, and its result.
+ */
 struct kp_stream {
 	enum ib_wr_opcode op;
 	u8 kind;		/* enum kp_wr of its messages */
@@ -194,7 +202,29 @@ struct kp_stream {
 	u64 now;		/* of the last post or reap */
 	u64 end_ns;		/* the timed stream's last completion */
 	bool stop;		/* the last message is posted */
+	bool over;		/* its part of the test's loop ended */
+	struct kp_run run;
+	u64 *ring;		/* post times of the last window (KP_BW_RING) */
+	struct kp_bw_track track;
+	/* each CPU's softirq time at the start, and the CPUs run on */
+	u64 *softirq_ns;
+	cpumask_var_t cpus_run;
+	struct kp_bw_result res;	/* of the timed stream */
 };
+
+/* A stream (or a bw,send sink) starts: nothing posted, done or over. */
+static inline void kp_stream_reset(struct kp_stream *st)
+{
+	st->warm = 0;
+	st->posted = 0;
+	st->done = 0;
+	st->now = 0;
+	st->end_ns = 0;
+	st->stop = false;
+	st->over = false;
+}
+
+struct kp_conn;
 
 /*
  * A data buffer and its fast-reg MR: physically contiguous host memory
@@ -213,7 +243,7 @@ struct kp_buf {
 	bool live;		/* kp_buf_alloc() ran: kp_buf_free() undoes */
 
 	/* mem=npu */
-	struct kp_cb *cb;	/* for the free callback */
+	struct kp_conn *conn;	/* for the free callback */
 	u64 npu_va;
 	bool npu_owned;		/* allocated by the rig's runtime, not carved */
 	void **npu_cpu;		/* memremap()s of its NPU pages */
@@ -228,38 +258,76 @@ struct kp_buf {
 	u8 *shadow;		/* host copy for payload and validation */
 };
 
-struct kp_cb {
+/*
+ * One test: what the writer asked for, the parameters of the size being
+ * run, its record, the measured run of a latency loop, and its
+ * connections (qps=N of them; one otherwise).  Driven by the writer's
+ * process from start to end; with cpus= its connections' streams run on
+ * kernel threads meanwhile (kp_lanes.c).
+ */
+struct kp_test {
 	struct kp_opts opts;
 	struct kp_record *rec;
-	struct kp_counters *cnt;	/* the record's; a lane's own (kp_cm.c) */
+	/*
+	 * Everything of the test sleeps here: the writer, the threads on
+	 * their CQs, the CM waits and NPU free callbacks; each waiter
+	 * checks its own condition.
+	 */
 	wait_queue_head_t wq;
 
+	/* the size being run: the writer's, or the client's HELLO's */
+	enum kp_mode mode;
+	u32 count;		/* 0: duration_s */
+	u32 duration_s;
+	u32 size;
+	bool duplex;
+	bool more;		/* server: the client's FIN said another size */
+
 	/*
-	 * qps=N: the test's N connections (lanes), each a kp_cb of its own;
-	 * lane 0 is the test's cb, the lead, and holds the others.
+	 * The connections; the server learns how many from the client's
+	 * first connect request.  Each is published with nconns (release)
+	 * for the CM handler (kp_cm_claim()), and stays until the test ends.
 	 */
-	struct kp_cb *lead;
-	u32 lane;
-	u32 nlanes;		/* lead: lanes alive, 1 without qps */
-	struct kp_cb **lanes;	/* lead: [0] is itself */
-	struct kp_cb *self;	/* lanes of a test of one */
-	u32 peer_qps;		/* server lead: the client's N */
+	struct kp_conn *conns[KP_MAX_QPS];
+	u32 nconns;
+	u32 peer_qps;		/* server: the client's N */
 	u32 cookie;		/* the client's, on all its connections */
-	struct kp_counters lane_cnt;	/* a lane's counts until it goes */
-	struct kp_stream stream;
-	bool lane_done;		/* its part of a multi-lane loop ended */
-	bool lanes_abort;	/* lead: a thread failed, or the writer stops them */
-	bool lanes_live;	/* lead: the test runs on its connections */
-	bool lane_down;		/* lead: a connection of the test was lost */
-	atomic_t lanes_ready;	/* lead: threads at the start line (cpus=) */
-	struct kp_bw_result lane_res;	/* its result of a multi-lane stream */
+	bool live;		/* the test runs on its connections */
+	bool conn_down;		/* a connection of the test was lost */
+	bool abort;		/* a thread failed, or the writer stops them */
+	atomic_t ready;		/* threads at the start line (cpus=) */
+
+	/* latency loops: the run, its samples (a count run) and histogram */
+	struct kp_run run;
+	u64 *samples;
+	u32 nsamples;
+	struct kp_hist *hist;
+
+	/* mem=npu: npu_peer_mem's ops and the NPU runtime's, held for the test */
+	const struct npu_peer_mem_ops *npu;
+	const struct npu_sim_ops *npu_rt;	/* without npu_va only */
+	u64 npu_next;		/* npu_va: the next piece to carve */
+	unsigned int npu_bufs;	/* pieces out */
+	const char *npu_freed;	/* a connection's buffer freed under the test */
+};
+
+/*
+ * One connection of a test: its rdma_cm id, verbs, control messages,
+ * receive queue, buffers, the peer's buffer, and its bw stream.
+ */
+struct kp_conn {
+	struct kp_test *t;
+	u32 idx;		/* its place in t->conns, the lane on the wire */
+	struct kp_counters *cnt;	/* [0]: the record's; others: own_cnt */
+	struct kp_counters own_cnt;	/* until kp_conns_free() adds it */
 
 	/* rdma_cm, written by kp_cma_handler */
 	enum kp_cm_state cm_state;
 	bool established;	/* ESTABLISHED was seen, whatever came after */
 	bool accepted;		/* server: rdma_accept() went out */
 	int cm_error;
-	struct rdma_cm_id *cm_id;	/* client: the connection; server: listener */
+	/* client: the connection; server's [0]: the listener, until the test runs */
+	struct rdma_cm_id *cm_id;
 	struct rdma_cm_id *child_id;	/* server: the accepted connection */
 	u8 peer_initiator_depth;	/* from the connect request */
 	u8 peer_responder_resources;
@@ -278,6 +346,9 @@ struct kp_cb {
 	unsigned int polls;	/* kp_poll() calls, to yield every so often */
 	u32 send_len;		/* bytes of the last SEND posted */
 	u32 wait_ms;		/* bound of the current wait */
+	u32 errors;		/* failed completions, for progress reports */
+	struct kp_run *run;	/* the measured run its loop is in, or NULL */
+	u64 loops;		/* kp_loop_yield() calls */
 
 	/* control messages (host memory, local_dma_lkey) */
 	void *recv_msg;
@@ -314,21 +385,9 @@ struct kp_cb {
 	u32 remote_rkey;
 	u32 remote_len;
 
-	/* test-mode parameters, from the client's hello on the server */
-	enum kp_mode mode;
-	u32 count;		/* 0: duration_s */
-	u32 duration_s;
-	u32 size;
-	bool duplex;
-	bool more;		/* server: the client's FIN said another size */
-	struct kp_run run;
-	u32 errors;		/* failed completions, for progress reports */
+	struct kp_stream stream;
 
-	/* mem=npu: npu_peer_mem's ops and the NPU runtime's, held for the test */
-	const struct npu_peer_mem_ops *npu;
-	const struct npu_sim_ops *npu_rt;	/* without npu_va only */
-	u64 npu_next;		/* npu_va: the next piece to carve */
-	unsigned int npu_bufs;	/* pieces out */
+	/* mem=npu: a free callback of its NPU memory against its QP */
 	struct kp_buf *npu_freed;	/* whose NPU memory was freed under us */
 	atomic_t npu_fence;	/* a free callback's markers not yet reaped */
 	bool npu_releasing;	/* the writer is in kp_npu_buf_free(), not polling */
@@ -340,22 +399,11 @@ struct kp_cb {
 	 * and destruction.
 	 */
 	struct mutex npu_lock;
-
-	/* preallocated timestamps, ns: latency samples of a count run, or
-	 * the post times of the bw window
-	 */
-	u64 *samples;
-	u32 nsamples;
-	struct kp_hist *hist;	/* latency: every iteration of the run */
-	/* bw: each CPU's softirq time at the start, and the CPUs run on */
-	u64 *softirq_ns;
-	cpumask_var_t cpus_run;
-	struct kp_bw_track track;
 };
 
-static inline struct ib_device *kp_dev(struct kp_cb *cb)
+static inline struct ib_device *kp_dev(struct kp_conn *c)
 {
-	return cb->pd->device;
+	return c->pd->device;
 }
 
 /* Objects alive now, for leak checks: the last line of /proc/krping_npu. */
@@ -375,51 +423,49 @@ void kp_rec_finish(struct kp_record *rec, int ret);
 int kp_rec_show(struct seq_file *m, void *v);
 int kp_rec_show_json(struct seq_file *m, void *v);
 void kp_rec_exit(void);
-void kp_rec_result(struct kp_cb *cb, const char *fmt, ...) __printf(2, 3);
-int kp_rec_add(struct kp_cb *cb, const struct kp_result *res);
-void kp_rec_progress(struct kp_cb *cb, const struct kp_progress *p);
-void kp_rec_set_dev(struct kp_cb *cb, struct ib_device *dev);
+void kp_rec_result(struct kp_test *t, const char *fmt, ...) __printf(2, 3);
+int kp_rec_add(struct kp_test *t, const struct kp_result *res);
+void kp_rec_progress(struct kp_test *t, const struct kp_progress *p);
+void kp_rec_set_dev(struct kp_test *t, struct ib_device *dev);
 
 /* kp_cm.c */
-int kp_run_client(struct kp_cb *cb);
-int kp_run_server(struct kp_cb *cb);
-void kp_cb_init(struct kp_cb *cb, const struct kp_opts *o,
-		struct kp_record *rec);
+int kp_run_client(struct kp_test *t);
+int kp_run_server(struct kp_test *t);
 
 /* kp_verbs.c */
-int kp_setup_verbs(struct kp_cb *cb, struct rdma_cm_id *id);
-void kp_free_verbs(struct kp_cb *cb);
-int kp_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size);
-void kp_buf_free(struct kp_cb *cb, struct kp_buf *b);
-int kp_post_recv(struct kp_cb *cb);
-int kp_post_data_recv(struct kp_cb *cb, u32 n);
-int kp_rq_hold(struct kp_cb *cb, u32 ndata);
-int kp_rq_restore(struct kp_cb *cb);
-int kp_post_skips(struct kp_cb *cb, u32 n);
-void *kp_send_buf(struct kp_cb *cb);
-int kp_post_send_msg(struct kp_cb *cb, u32 len, u32 inv_rkey);
-int kp_post_reg(struct kp_cb *cb, struct kp_buf *b, int access, bool signal);
-int kp_post_inv(struct kp_cb *cb, struct kp_buf *b, bool signal);
-int kp_post_rdma(struct kp_cb *cb, enum ib_wr_opcode op, struct kp_buf *b,
+int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id);
+void kp_free_verbs(struct kp_conn *c);
+int kp_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size);
+void kp_buf_free(struct kp_conn *c, struct kp_buf *b);
+int kp_post_recv(struct kp_conn *c);
+int kp_post_data_recv(struct kp_conn *c, u32 n);
+int kp_rq_hold(struct kp_conn *c, u32 ndata);
+int kp_rq_restore(struct kp_conn *c);
+int kp_post_skips(struct kp_conn *c, u32 n);
+void *kp_send_buf(struct kp_conn *c);
+int kp_post_send_msg(struct kp_conn *c, u32 len, u32 inv_rkey);
+int kp_post_reg(struct kp_conn *c, struct kp_buf *b, int access, bool signal);
+int kp_post_inv(struct kp_conn *c, struct kp_buf *b, bool signal);
+int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm);
-int kp_poll(struct kp_cb *cb, struct ib_wc *wc, int max, unsigned int spin);
-int kp_poll_now(struct kp_cb *cb, struct ib_wc *wc, int max);
-bool kp_stopping(struct kp_cb *cb);
-int kp_recv_done(struct kp_cb *cb, const struct ib_wc *wc);
-int kp_recv_keep(struct kp_cb *cb, const struct ib_wc *wc);
-int kp_imm_take(struct kp_cb *cb, u32 *imm);
-void kp_settle(struct kp_cb *cb);
-int kp_sends_settle(struct kp_cb *cb);
-int kp_wait_for(struct kp_cb *cb, enum kp_wr want, unsigned int spin);
-void kp_sge_local(struct kp_cb *cb, struct kp_buf *b, struct ib_sge *sge,
+int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin);
+int kp_poll_now(struct kp_conn *c, struct ib_wc *wc, int max);
+bool kp_stopping(struct kp_test *t);
+int kp_recv_done(struct kp_conn *c, const struct ib_wc *wc);
+int kp_recv_keep(struct kp_conn *c, const struct ib_wc *wc);
+int kp_imm_take(struct kp_conn *c, u32 *imm);
+void kp_settle(struct kp_conn *c);
+int kp_sends_settle(struct kp_conn *c);
+int kp_wait_for(struct kp_conn *c, enum kp_wr want, unsigned int spin);
+void kp_sge_local(struct kp_conn *c, struct kp_buf *b, struct ib_sge *sge,
 		  u32 len);
 void kp_set_info(struct kp_rdma_info *info, struct kp_buf *b, u32 len);
-void kp_get_info(struct kp_cb *cb, const struct kp_rdma_info *info);
-int kp_cm_check(struct kp_cb *cb);
+void kp_get_info(struct kp_conn *c, const struct kp_rdma_info *info);
+int kp_cm_check(struct kp_conn *c);
 
 void *kp_buf_cpu(struct kp_buf *b);
-int kp_buf_to_dev(struct kp_cb *cb, struct kp_buf *b, u32 len);
-int kp_buf_to_cpu(struct kp_cb *cb, struct kp_buf *b, u32 len);
+int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len);
+int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len);
 
 /* kp_npu.c */
 /*
@@ -435,66 +481,65 @@ int kp_buf_to_cpu(struct kp_cb *cb, struct kp_buf *b, u32 len);
 #else
 #define KP_NPU_BAR_VIRT_DMA	"memremap"
 #endif
-int kp_npu_get(struct kp_cb *cb);
-void kp_npu_put(struct kp_cb *cb);
-int kp_npu_buf_alloc(struct kp_cb *cb, struct kp_buf *b, u32 size);
-void kp_npu_buf_free(struct kp_cb *cb, struct kp_buf *b);
-int kp_npu_copy_to(struct kp_cb *cb, struct kp_buf *b, u32 len);
-int kp_npu_copy_from(struct kp_cb *cb, struct kp_buf *b, u32 len);
-int kp_npu_check(struct kp_cb *cb);
-int kp_npu_fence_take(struct kp_cb *cb, struct ib_wc *wc, int n);
-int kp_npu_verdict(struct kp_cb *cb, int ret);
+int kp_npu_get(struct kp_test *t);
+void kp_npu_put(struct kp_test *t);
+int kp_npu_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size);
+void kp_npu_buf_free(struct kp_conn *c, struct kp_buf *b);
+int kp_npu_copy_to(struct kp_conn *c, struct kp_buf *b, u32 len);
+int kp_npu_copy_from(struct kp_conn *c, struct kp_buf *b, u32 len);
+int kp_npu_check(struct kp_conn *c);
+int kp_npu_fence_take(struct kp_conn *c, struct ib_wc *wc, int n);
+void kp_npu_conn_end(struct kp_conn *c);
+int kp_npu_verdict(struct kp_test *t, int ret);
 
 /* kp_ping.c */
-int kp_ping_client(struct kp_cb *cb);
-int kp_ping_server(struct kp_cb *cb);
+int kp_ping_client(struct kp_conn *c);
+int kp_ping_server(struct kp_conn *c);
 
 /* kp_test.c: hello/fin exchange shared by the test modes */
-int kp_test_alloc(struct kp_cb *cb);
-void kp_test_release(struct kp_cb *cb);
-int kp_test_client(struct kp_cb *cb);
-int kp_test_server(struct kp_cb *cb);
+void kp_test_release(struct kp_conn *c);
+int kp_test_client(struct kp_test *t);
+int kp_test_server(struct kp_test *t);
 
 /* kp_rlat.c, kp_wlat.c, kp_send.c, kp_bw.c, kp_fr.c */
-int kp_rlat_run(struct kp_cb *cb);
-int kp_wlat_run(struct kp_cb *cb);
-int kp_slat_run(struct kp_cb *cb);
-int kp_send_sink(struct kp_cb *cb);
-int kp_send_flush(struct kp_cb *cb);
-int kp_bw_run(struct kp_cb *cb);
-int kp_bw_lane(struct kp_cb *cb, bool timed);
-int kp_bw_skips(struct kp_cb *cb);
-void kp_bw_start(struct kp_cb *cb, u64 warm);
-int kp_bw_step(struct kp_cb *cb);
-int kp_fr_run(struct kp_cb *cb);
+int kp_rlat_run(struct kp_conn *c);
+int kp_wlat_run(struct kp_conn *c);
+int kp_slat_run(struct kp_conn *c);
+int kp_send_sink(struct kp_test *t);
+int kp_send_flush(struct kp_conn *c);
+int kp_bw_lane(struct kp_conn *c, bool timed);
+int kp_bw_skips(struct kp_conn *c);
+void kp_bw_start(struct kp_conn *c, u64 warm);
+int kp_bw_step(struct kp_conn *c);
+int kp_fr_run(struct kp_conn *c);
 
 /* kp_lanes.c: the loops of a test of several connections */
-int kp_lanes_cpus(struct kp_cb *lead);
-int kp_lanes_bw(struct kp_cb *lead);
-int kp_lanes_drive(struct kp_cb *lead, u32 first, u32 step,
-		   int (*fn)(struct kp_cb *cb));
+int kp_lanes_cpus(struct kp_test *t);
+int kp_lanes_bw(struct kp_test *t);
+int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
+		   int (*fn)(struct kp_conn *c));
 
 /* kp_stats.c */
-int kp_stats_alloc(struct kp_cb *cb);
-void kp_stats_free(struct kp_cb *cb);
-void kp_run_begin(struct kp_cb *cb);
-void kp_run_end(struct kp_cb *cb);
-void kp_loop_yield(struct kp_cb *cb);
-void kp_loop_cpu(struct kp_cb *cb);
-void kp_run_rebase(struct kp_cb *lead, u32 first, u32 step);
-unsigned int kp_loop_spin(struct kp_cb *cb);
-bool kp_run_over(struct kp_cb *cb, u64 iters, u64 now);
-void kp_run_tick(struct kp_cb *cb, u64 iters, u64 now);
-void kp_lat_sample(struct kp_cb *cb, u64 i, u64 ns);
-int kp_stats_lat(struct kp_cb *cb, u64 n, u32 div);
-int kp_stats_pingpong(struct kp_cb *cb, u64 iters, u64 warm);
-int kp_stats_bw(struct kp_cb *cb, u64 n, u64 total_ns);
-void kp_stats_bw_lane(struct kp_cb *cb, u64 n, u64 total_ns);
-int kp_stats_bw_lanes(struct kp_cb *lead, u32 nthreads);
+int kp_stats_alloc(struct kp_conn *c);
+void kp_stats_free(struct kp_conn *c);
+void kp_lat_free(struct kp_test *t);
+u64 kp_run_begin(struct kp_conn *c, struct kp_run *r);
+void kp_run_end(struct kp_conn *c);
+void kp_loop_yield(struct kp_conn *c);
+void kp_loop_cpu(struct kp_conn *c);
+void kp_run_rebase(struct kp_test *t, u32 first, u32 step);
+unsigned int kp_loop_spin(struct kp_conn *c);
+bool kp_run_over(struct kp_conn *c, u64 iters, u64 now);
+void kp_run_tick(struct kp_conn *c, u64 iters, u64 now);
+void kp_lat_sample(struct kp_conn *c, u64 i, u64 ns);
+int kp_stats_lat(struct kp_conn *c, u64 n, u32 div);
+int kp_stats_pingpong(struct kp_conn *c, u64 iters, u64 warm);
+void kp_stats_bw(struct kp_conn *c, u64 n, u64 total_ns);
+int kp_stats_bw_lanes(struct kp_test *t, u32 nthreads);
 
-#define kp_err(cb, fmt, ...) \
-	pr_err(KP_NAME " %u: " fmt "\n", (cb)->rec->id, ##__VA_ARGS__)
-#define kp_info(cb, fmt, ...) \
-	pr_info(KP_NAME " %u: " fmt "\n", (cb)->rec->id, ##__VA_ARGS__)
+#define kp_err(t, fmt, ...) \
+	pr_err(KP_NAME " %u: " fmt "\n", (t)->rec->id, ##__VA_ARGS__)
+#define kp_info(t, fmt, ...) \
+	pr_info(KP_NAME " %u: " fmt "\n", (t)->rec->id, ##__VA_ARGS__)
 
 #endif /* KRPING_NPU_H */
