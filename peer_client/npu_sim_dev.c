@@ -4,7 +4,11 @@
  * (npu_sim_uapi.h).  Memory allocated through an open file is the
  * allocating process's and is held by the file (the pool's ownership
  * rule): freed when the file goes (close, exit, kill), free callbacks
- * first, as the runtime frees a dead process's memory.
+ * first, as the runtime frees a dead process's memory.  A copy holds the
+ * allocation it started on to its end: freed meanwhile, the copy stops
+ * with -EFAULT and touches nothing more.  NPU_SIM_MAX_ALLOCS allocations
+ * a file, and the pool's limits a user (user_allocs, user_mb): past
+ * either, -ENOSPC.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -51,7 +55,10 @@ static int sim_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* Copy @c.len bytes between user memory and NPU memory of @sf's own. */
+/*
+ * Copy @c.len bytes between user memory and NPU memory of @sf's own: one
+ * allocation, held for the whole copy, never looked up again by address.
+ */
 static int sim_file_copy(struct sim_file *sf, const struct npu_sim_copy *c,
 			 bool to_npu)
 {
@@ -61,16 +68,16 @@ static int sim_file_copy(struct sim_file *sf, const struct npu_sim_copy *c,
 	void *bounce;
 	int ret = 0;
 
-	mutex_lock(&sim_lock);
-	a = sim_find(va, left);
-	if (!a || a->file != sf)
-		ret = -EFAULT;
-	mutex_unlock(&sim_lock);
-	if (ret || !left)
-		return ret;
+	a = sim_get_own(va, left, sf);
+	if (!a)
+		return -EFAULT;
+	if (!left)
+		goto out;
 	bounce = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!bounce)
-		return -ENOMEM;
+	if (!bounce) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	while (left && !ret) {
 		size_t n = min_t(u64, left, PAGE_SIZE);
 
@@ -80,9 +87,9 @@ static int sim_file_copy(struct sim_file *sf, const struct npu_sim_copy *c,
 		}
 		if (to_npu) {
 			ret = copy_from_user(bounce, host, n) ? -EFAULT :
-			      sim_copy(va, bounce, n, true);
+			      sim_copy_held(a, va, bounce, n, true);
 		} else {
-			ret = sim_copy(va, bounce, n, false);
+			ret = sim_copy_held(a, va, bounce, n, false);
 			if (!ret && copy_to_user(host, bounce, n))
 				ret = -EFAULT;
 		}
@@ -92,35 +99,36 @@ static int sim_file_copy(struct sim_file *sf, const struct npu_sim_copy *c,
 		cond_resched();
 	}
 	kfree(bounce);
+out:
+	sim_put(a);
 	return ret;
 }
 
 static int sim_ioctl_alloc(struct sim_file *sf, void __user *uarg)
 {
 	struct npu_sim_mem m;
-	int ret = 0;
+	int ret;
 
 	if (copy_from_user(&m, uarg, sizeof(m)))
 		return -EFAULT;
 	mutex_lock(&sf->lock);
-	if (sf->nallocs >= NPU_SIM_MAX_ALLOCS) {
-		ret = -ENOSPC;
-	} else {
-		m.va = sim_alloc_for(sf->dev, m.size, current->tgid, sf);
-		if (m.va)
-			sf->nallocs++;
-		else
-			ret = -ENOMEM;
-	}
+	if (sf->nallocs >= NPU_SIM_MAX_ALLOCS)
+		ret = -ENOSPC;		/* the file's limit; the user's: the pool's */
+	else
+		ret = sim_alloc_for(sf->dev, m.size, current->tgid, sf, &m.va);
+	if (!ret)
+		sf->nallocs++;
 	mutex_unlock(&sf->lock);
 	if (ret)
 		return ret;
 	if (!copy_to_user(uarg, &m, sizeof(m)))
 		return 0;
-	sim_free_for(m.va, sf, false);
-	mutex_lock(&sf->lock);
-	sf->nallocs--;
-	mutex_unlock(&sf->lock);
+	/* another thread of the file may have freed it first */
+	if (!sim_free_for(m.va, sf, false)) {
+		mutex_lock(&sf->lock);
+		sf->nallocs--;
+		mutex_unlock(&sf->lock);
+	}
 	return -EFAULT;
 }
 

@@ -13,10 +13,18 @@
  *    file as well: only that file copies to it, from it, or frees it, and
  *    it is freed when the file goes (close, exit, kill).  One the rig's
  *    kernel code made (npu_sim.h's alloc) has no file: freed by its va;
+ *  - a copy through a file holds the allocation itself, not its address:
+ *    each piece of it is done under sim_lock on that allocation while it
+ *    is not freed, so a free during the copy stops it (-EFAULT), and no
+ *    byte of it lands in, or comes from, memory that went to another;
  *  - freeing runs the free callbacks of its tables before the memory is
  *    poisoned and reused; the tables stay until their put_pages.
- * sim_lock guards the list of allocations, each device's page map and
- * every table's list membership.
+ * Limits on what processes take through files: per open file
+ * (npu_sim_dev.c), and per user, all files and devices together
+ * (user_allocs, user_mb): past either, -ENOSPC.  The rig's kernel
+ * allocations have no file and no limit.
+ * sim_lock guards the list of allocations, each device's page map, the
+ * users' charges and every table's list membership.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -26,8 +34,12 @@
 #include <linux/bitmap.h>
 #include <linux/sizes.h>
 #include <linux/sched.h>
+#include <linux/cred.h>
+#include <linux/uidgid.h>
+#include <linux/refcount.h>
 
 #include "npu_sim.h"
+#include "npu_sim_uapi.h"
 #include "npu_sim_pool.h"
 
 unsigned int npu_devs = 1;
@@ -39,11 +51,26 @@ MODULE_PARM_DESC(hbm_mb, "HBM per device in MiB, allocated at load");
 unsigned long sim_page_size = SZ_2M;
 module_param_named(page_size, sim_page_size, ulong, 0444);
 MODULE_PARM_DESC(page_size, "NPU page size: 4096 or 2097152");
+static unsigned int user_allocs = 4 * NPU_SIM_MAX_ALLOCS;
+module_param(user_allocs, uint, 0644);
+MODULE_PARM_DESC(user_allocs, "allocations one user may hold through /dev/npu_simN, all files together (0: no limit)");
+static unsigned long user_mb;
+module_param(user_mb, ulong, 0644);
+MODULE_PARM_DESC(user_mb, "MiB of HBM one user may hold through /dev/npu_simN, all devices together (0: no limit)");
 
 struct sim_stats sim_stats;
 DEFINE_MUTEX(sim_lock);
 LIST_HEAD(sim_allocs);
 LIST_HEAD(sim_freed);
+/* What one user holds through /dev/npu_simN files, all devices together. */
+struct sim_user {
+	struct list_head node;	/* on sim_users */
+	kuid_t uid;
+	unsigned int nallocs;
+	u64 bytes;
+};
+
+static LIST_HEAD(sim_users);		/* users holding file allocations */
 DECLARE_WAIT_QUEUE_HEAD(sim_cb_wq);
 struct sim_dev sim_devs[SIM_MAX_DEVS];
 static unsigned int sim_order;
@@ -81,18 +108,89 @@ struct sim_alloc *sim_find(u64 va, u64 len)
 	return NULL;
 }
 
-u64 sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
-		  const void *file)
+static struct sim_user *sim_user_find(kuid_t uid)
 {
+	struct sim_user *u;
+
+	list_for_each_entry(u, &sim_users, node)
+		if (uid_eq(u->uid, uid))
+			return u;
+	return NULL;
+}
+
+/*
+ * Charge @a to the calling user, under sim_lock; -ENOSPC past the user's
+ * limits.  A user's first allocation takes *@spare as its entry.
+ */
+static int sim_charge(struct sim_alloc *a, struct sim_user **spare)
+{
+	unsigned int max_allocs = READ_ONCE(user_allocs);
+	unsigned long mb = READ_ONCE(user_mb);
+	u64 max_bytes = mb > (U64_MAX >> 20) ? U64_MAX : (u64)mb << 20;
+	kuid_t uid = current_uid();
+	struct sim_user *u = sim_user_find(uid);
+	unsigned int n = u ? u->nallocs : 0;
+	u64 bytes = u ? u->bytes : 0;
+
+	if (max_allocs && n >= max_allocs)
+		return -ENOSPC;
+	if (mb && (bytes > max_bytes || a->size > max_bytes - bytes))
+		return -ENOSPC;
+	if (!u) {
+		u = *spare;
+		*spare = NULL;
+		u->uid = uid;
+		list_add(&u->node, &sim_users);
+	}
+	u->nallocs++;
+	u->bytes += a->size;
+	a->user = u;
+	return 0;
+}
+
+/* Give @a's charge back, under sim_lock; a user holding nothing goes. */
+static void sim_uncharge(struct sim_alloc *a)
+{
+	struct sim_user *u = a->user;
+
+	if (!u)
+		return;
+	a->user = NULL;
+	u->nallocs--;
+	u->bytes -= a->size;
+	if (!u->nallocs) {
+		list_del(&u->node);
+		kfree(u);
+	}
+}
+
+/*
+ * Allocate @size bytes on device @dev for process @tgid.  One made
+ * through an open file (@file set) is charged to the calling user until
+ * it is freed: -ENOSPC past the user's limits.  -ENOMEM when the device
+ * has no room (or the size is none or more than its HBM).
+ */
+int sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
+		  const void *file, u64 *va)
+{
+	struct sim_user *spare = NULL;
 	struct sim_alloc *a;
 	unsigned long first;
-	u64 va = 0;
+	int ret = 0;
 
 	if (dev >= npu_devs || !size || size > sim_devs[dev].npages * sim_page_size)
-		return 0;
+		return -ENOMEM;
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
-		return 0;
+		return -ENOMEM;
+	if (file) {
+		spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+		if (!spare) {
+			kfree(a);
+			return -ENOMEM;
+		}
+	}
+	refcount_set(&a->ref, 1);
 	a->npages = DIV_ROUND_UP(size, sim_page_size);
 	a->size = (u64)a->npages * sim_page_size;
 	a->dev = dev;
@@ -101,20 +199,30 @@ u64 sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
 	INIT_LIST_HEAD(&a->tables);
 
 	mutex_lock(&sim_lock);
+	if (file) {
+		ret = sim_charge(a, &spare);
+		if (ret)
+			goto out;
+	}
 	first = bitmap_find_next_zero_area(sim_devs[dev].map,
 					   sim_devs[dev].npages, 0, a->npages, 0);
-	if (first < sim_devs[dev].npages) {
-		bitmap_set(sim_devs[dev].map, first, a->npages);
-		a->first = first;
-		a->va = sim_dev_base(dev) + (u64)first * sim_page_size;
-		list_add(&a->node, &sim_allocs);
-		atomic_inc(&sim_stats.allocs);
-		va = a->va;
+	if (first >= sim_devs[dev].npages) {
+		sim_uncharge(a);
+		ret = -ENOMEM;
+		goto out;
 	}
+	bitmap_set(sim_devs[dev].map, first, a->npages);
+	a->first = first;
+	a->va = sim_dev_base(dev) + (u64)first * sim_page_size;
+	list_add(&a->node, &sim_allocs);
+	atomic_inc(&sim_stats.allocs);
+	*va = a->va;
+out:
 	mutex_unlock(&sim_lock);
-	if (!va)
+	kfree(spare);
+	if (ret)
 		kfree(a);
-	return va;
+	return ret;
 }
 
 /*
@@ -137,7 +245,8 @@ int sim_free_for(u64 va, const void *file, bool any)
 		mutex_unlock(&sim_lock);
 		return -ENOENT;
 	}
-	list_del(&a->node);		/* no new get_pages from here */
+	list_del(&a->node);		/* no new get_pages, no copy from here */
+	a->freed = true;
 	list_splice_init(&a->tables, &gone);
 	list_for_each_entry(t, &gone, node)
 		WRITE_ONCE(t->cb_task, current);	/* put_pages waits from here */
@@ -159,16 +268,19 @@ int sim_free_for(u64 va, const void *file, bool any)
 		memset(sim_page_addr(a, i), SIM_POISON, sim_page_size);
 	mutex_lock(&sim_lock);
 	bitmap_clear(sim_devs[a->dev].map, a->first, a->npages);
+	sim_uncharge(a);
 	mutex_unlock(&sim_lock);
-	kfree(a);
 	atomic_dec(&sim_stats.allocs);
+	sim_put(a);
 	return 0;
 }
 
 /* The rig's kernel allocator: memory for process @tgid, no file. */
 static u64 sim_alloc(unsigned int dev, size_t size, pid_t tgid)
 {
-	return sim_alloc_for(dev, size, tgid, NULL);
+	u64 va;
+
+	return sim_alloc_for(dev, size, tgid, NULL, &va) ? 0 : va;
 }
 
 static int sim_free(u64 va)
@@ -192,18 +304,10 @@ u64 sim_file_any(const void *file)
 	return va;
 }
 
-/* Copy between host memory and NPU memory; @to_npu picks the direction. */
-int sim_copy(u64 va, void *host, size_t len, bool to_npu)
+/* Copy [va, va + len) of @a, within it, under sim_lock. */
+static void sim_copy_locked(struct sim_alloc *a, u64 va, void *host,
+			    size_t len, bool to_npu)
 {
-	struct sim_alloc *a;
-	int ret = 0;
-
-	mutex_lock(&sim_lock);
-	a = sim_find(va, len);
-	if (!a) {
-		ret = -EFAULT;
-		goto out;
-	}
 	while (len) {
 		u64 off = va - a->va;
 		size_t in = off % sim_page_size;
@@ -218,9 +322,70 @@ int sim_copy(u64 va, void *host, size_t len, bool to_npu)
 		va += n;
 		len -= n;
 	}
-out:
+}
+
+/*
+ * The rig's kernel copies, between host memory and NPU memory (@to_npu
+ * picks the direction): looked up and done under one hold of sim_lock.
+ */
+static int sim_copy(u64 va, void *host, size_t len, bool to_npu)
+{
+	struct sim_alloc *a;
+	int ret = -EFAULT;
+
+	mutex_lock(&sim_lock);
+	a = sim_find(va, len);
+	if (a) {
+		sim_copy_locked(a, va, host, len, to_npu);
+		ret = 0;
+	}
 	mutex_unlock(&sim_lock);
 	return ret;
+}
+
+/*
+ * The allocation @file holds that covers [va, va + len), with a reference
+ * for the caller to sim_put(); NULL when @file holds none there.
+ */
+struct sim_alloc *sim_get_own(u64 va, u64 len, const void *file)
+{
+	struct sim_alloc *a;
+
+	mutex_lock(&sim_lock);
+	a = sim_find(va, len);
+	if (a && a->file == file)
+		refcount_inc(&a->ref);
+	else
+		a = NULL;
+	mutex_unlock(&sim_lock);
+	return a;
+}
+
+/*
+ * One piece of a copy on @a, held: -EFAULT once @a is freed (its memory
+ * may be another's by now) or outside it.  Under sim_lock, so a free
+ * waits for the piece at most, never for the whole copy.
+ */
+int sim_copy_held(struct sim_alloc *a, u64 va, void *host, size_t len,
+		  bool to_npu)
+{
+	int ret = -EFAULT;
+
+	mutex_lock(&sim_lock);
+	if (!a->freed && va >= a->va && len <= a->size &&
+	    va - a->va <= a->size - len) {
+		sim_copy_locked(a, va, host, len, to_npu);
+		ret = 0;
+	}
+	mutex_unlock(&sim_lock);
+	return ret;
+}
+
+/* Drop a reference on @a; the last frees the struct (the memory was). */
+void sim_put(struct sim_alloc *a)
+{
+	if (refcount_dec_and_test(&a->ref))
+		kfree(a);
 }
 
 static int sim_copy_to(u64 va, const void *src, size_t len)

@@ -18,6 +18,7 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/atomic.h>
+#include <linux/refcount.h>
 
 #include "ascend_hal_abi.h"
 
@@ -34,8 +35,19 @@ struct sim_dev {
 	unsigned long npages;
 };
 
+struct sim_user;		/* a user's charges (npu_sim_pool.c) */
+
+/*
+ * An allocation.  The pool's list holds a reference; a copy through a
+ * file holds another while it runs (sim_get_own), so the struct outlives
+ * a free during the copy, which sees freed and stops: the memory behind
+ * it may be someone else's by then.
+ */
 struct sim_alloc {
 	struct list_head node;
+	refcount_t ref;
+	bool freed;		/* off sim_allocs, under sim_lock: no copy */
+	struct sim_user *user;	/* charged to, or NULL (no file) */
 	u64 va;
 	u64 size;		/* whole pages */
 	unsigned long first;	/* first page in the device's map */
@@ -71,7 +83,8 @@ extern unsigned long hbm_mb;
 extern unsigned long sim_page_size;
 
 extern struct sim_stats sim_stats;
-extern struct mutex sim_lock;		/* sim_allocs, device maps, tables */
+/* sim_allocs, device maps, tables, users' charges, copies into HBM */
+extern struct mutex sim_lock;
 extern struct list_head sim_allocs;
 extern struct list_head sim_freed;	/* tables whose memory was freed */
 extern wait_queue_head_t sim_cb_wq;	/* a free_cb returned */
@@ -79,11 +92,14 @@ extern struct sim_dev sim_devs[SIM_MAX_DEVS];
 
 u64 sim_dev_pa(struct sim_dev *sd, unsigned long i);
 struct sim_alloc *sim_find(u64 va, u64 len);
-u64 sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
-		  const void *file);
+int sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
+		  const void *file, u64 *va);
 int sim_free_for(u64 va, const void *file, bool any);
 u64 sim_file_any(const void *file);
-int sim_copy(u64 va, void *host, size_t len, bool to_npu);
+struct sim_alloc *sim_get_own(u64 va, u64 len, const void *file);
+int sim_copy_held(struct sim_alloc *a, u64 va, void *host, size_t len,
+		  bool to_npu);
+void sim_put(struct sim_alloc *a);
 int sim_take_ram(struct sim_dev *sd);
 int sim_dev_ready(struct sim_dev *sd);
 int sim_pool_init(void);

@@ -8,8 +8,10 @@
  * allocated it, and is freed when that file is closed (the process exits
  * or is killed), free callbacks of live page tables first, as the runtime
  * frees a dead process's memory.  Limits: NPU_SIM_MAX_ALLOCS allocations
- * an open file, sizes within the device's HBM, copies within one
- * allocation.
+ * an open file, and per user (uid) npu_sim's user_allocs allocations and
+ * user_mb MiB, all files together (past either, ENOSPC); sizes within the
+ * device's HBM, copies within one allocation.  A copy whose allocation is
+ * freed while it runs stops with EFAULT.
  */
 #ifndef NPU_SIM_UAPI_H
 #define NPU_SIM_UAPI_H

@@ -544,6 +544,74 @@ t_npudev_limits() {
 	rmmod npu_sim || { kp_why "rmmod npu_sim"; return 1; }
 }
 kp_test npu-dev-limits t_npudev_limits
+# kv KEY LINE: the value of KEY=value in npumem's LINE
+kv() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+# A copy holds its allocation, not its address: process A copies its 2 MiB
+# to and from NPU memory over and over while another thread of A frees and
+# re-allocates it, and process B takes the address A freed, checks what is
+# in it, writes its own marker and reads it back.  $1 runs of $2 s, each
+# layout of A's copy thread, A's free thread and B over both CPUs in turn
+# (npumem race ... CFB).  No byte of one may reach the other, and A's
+# copies must both succeed and fail (EFAULT), B take A's address: else the
+# race was not run.
+t_npudev_copy_race() {
+	runs=$1 secs=$2
+	kp_sim_reload backing=ram || { kp_why "insmod npu_sim backing=ram"; return 1; }
+	ok=0 failed=0 took=0 i=0 bad=
+	while [ $i -lt "$runs" ]; do
+		cpus=$(echo 001 110 010 101 011 100 | cut -d' ' -f$((i % 6 + 1)))
+		out=$(npumem 0 $M2 race "$secs" $cpus)
+		rc=$?
+		case "$out" in
+		"crossings=0 a_read_b=0 b_read_a=0 junk=0 err=0 "*" hung=0") ;;
+		*) bad="run $i (CPUs $cpus, rc $rc): $out"; break ;;
+		esac
+		[ $rc = 0 ] || { bad="run $i (CPUs $cpus): rc $rc: $out"; break; }
+		ok=$((ok + $(kv a_ok "$out")))
+		failed=$((failed + $(kv a_failed "$out")))
+		took=$((took + $(kv b_took "$out")))
+		i=$((i + 1))
+	done
+	kp_log "npu-dev-copy-race: $i of $runs runs of $secs s: A's copies $ok whole, $failed stopped, B took A's freed address $took times"
+	a=$(st allocs)
+	rmmod npu_sim || { kp_why "rmmod npu_sim"; return 1; }
+	[ -z "$bad" ] || { kp_why "$bad"; return 1; }
+	[ "$ok" -gt 0 ] && [ "$failed" -gt 0 ] && [ "$took" -gt 0 ] ||
+		{ kp_why "the race did not run: copies $ok whole, $failed stopped; B took A's address $took times"; return 1; }
+	[ "$a" = 0 ] || { kp_why "allocs $a after the runs"; return 1; }
+}
+kp_test npu-dev-copy-race t_npudev_copy_race 12 3
+# Limits per user (uid) besides the per-file one: npu_sim's parameters $1
+# (set at run time), a process of root's holding 2 MiB; another of root's
+# allocates 2 MiB through one file until refused, through a second file
+# (refused), frees one of the first's (the second's then gets one, and
+# is refused again); a file of uid 65534 is not refused.  $2: npumem's line
+t_npudev_user_limit() {
+	kp_sim_reload backing=ram || { kp_why "insmod npu_sim backing=ram"; return 1; }
+	par=/sys/module/npu_sim/parameters
+	d="$(cat $par/user_allocs 2>&1) $(cat $par/user_mb 2>&1)"
+	[ "$d" = "256 0" ] || { kp_why "defaults user_allocs user_mb: $d"; rmmod npu_sim; return 1; }
+	for p in $1; do
+		echo "${p#*=}" > "$par/${p%%=*}" || { kp_why "set $p"; rmmod npu_sim; return 1; }
+	done
+	npumem 0 $M2 hold > /tmp/hold.out &
+	hp=$!
+	i=0
+	while ! grep -q va= /tmp/hold.out && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	out=$(npumem 0 $M2 users)
+	kill -9 $hp
+	wait $hp 2>/dev/null
+	a=$(st allocs)
+	rmmod npu_sim || { kp_why "rmmod npu_sim"; return 1; }
+	grep -q va= /tmp/hold.out || { kp_why "holder: $(cat /tmp/hold.out)"; return 1; }
+	# ENOSPC (28), as the per-file limit
+	[ "$out" = "$2" ] || { kp_why "$1: $out, want $2"; return 1; }
+	[ "$a" = 0 ] || { kp_why "allocs $a after the processes"; return 1; }
+}
+kp_test npu-dev-user-allocs t_npudev_user_limit "user_allocs=3" \
+	"file1=2 errno=28 file2=28 after_free=0 again=28 other_uid=0"
+kp_test npu-dev-user-mb t_npudev_user_limit "user_allocs=0 user_mb=4" \
+	"file1=1 errno=28 file2=28 after_free=0 again=28 other_uid=0"
 
 # npu_peer_mem under a stand-in core; $1 core module, $2 npu_peer_mem args,
 # $3 expected abi, $4 size, $5 tail as the core sees it
