@@ -91,8 +91,10 @@ int kp_ping_client(struct kp_conn *c)
 		ret = kp_buf_to_dev(c, &c->start, size);
 		if (ret)
 			break;
-		if (c->t->opts.validate) {
+		/* validate clears it; verbose, too, read it last round */
+		if (c->t->opts.validate)
 			memset(rdma, 0, size);
+		if (c->t->opts.validate || c->t->opts.verbose) {
 			ret = kp_buf_to_dev(c, &c->rdma, size);
 			if (ret)
 				break;
@@ -176,7 +178,8 @@ static int kp_serve_round(struct kp_conn *c, u32 round, u32 *len,
 	u32 wlen;
 	int ret;
 
-	if (c->remote_len > c->rdma.size) {
+	/* every round's data, as the first's, is 1 byte to the buffer's size */
+	if (!c->remote_len || c->remote_len > c->rdma.size) {
 		kp_err(c->t, "round %u: client offers %u bytes, buffer is %u",
 		       round, c->remote_len, c->rdma.size);
 		return -EMSGSIZE;
@@ -216,6 +219,13 @@ static int kp_serve_round(struct kp_conn *c, u32 round, u32 *len,
 		kp_info(c->t, "server ping data: %.*s",
 			(int)min_t(u32, *len ? *len - 1 : 0, KP_SHOW_MAX),
 			(char *)kp_buf_cpu(&c->rdma));
+
+	/* read by the CPU above: the device's again before it writes it back */
+	if (c->t->opts.validate || c->t->opts.verbose) {
+		ret = kp_buf_to_dev(c, &c->rdma, *len);
+		if (ret)
+			return ret;
+	}
 
 	ret = kp_send_info(c, &c->rdma, *len,
 			   c->t->opts.server_inv ? c->remote_rkey : 0);

@@ -149,7 +149,7 @@ static u32 kp_test_fin_ms(struct kp_test *t)
 static int kp_test_client_open(struct kp_conn *c)
 {
 	const struct kp_hello *h = c->recv_msg;
-	u32 skip = 0;
+	u32 skip = 0, status;
 	int ret;
 
 	ret = kp_test_prepare(c);
@@ -168,10 +168,15 @@ static int kp_test_client_open(struct kp_conn *c)
 	ret = kp_check_hello(c, KP_MSG_HELLO_ACK, false);
 	if (ret)
 		return ret;
-	if (h->status) {
-		kp_err(c->t, "server refused the test: error %d",
-		       -(int)be32_to_cpu(h->status));
-		return -(int)be32_to_cpu(h->status);
+	status = be32_to_cpu(h->status);
+	if (status) {
+		/* a positive errno, or the server speaks no protocol of ours */
+		if (status > MAX_ERRNO) {
+			kp_err(c->t, "server's status 0x%x is no errno", status);
+			return -EPROTO;
+		}
+		kp_err(c->t, "server refused the test: error %d", -(int)status);
+		return -(int)status;
 	}
 	kp_get_info(c, &h->info);
 	if (kp_mode_send(c->t->mode)) {

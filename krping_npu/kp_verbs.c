@@ -348,6 +348,7 @@ void *kp_buf_cpu(struct kp_buf *b)
 /* Hand the CPU's writes of @b's first @len bytes to the device. */
 int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len)
 {
+	b->cpu_owned = false;
 	if (b->shadow)
 		return kp_npu_copy_to(c, b, len);
 	ib_dma_sync_single_for_device(kp_dev(c), b->dma, len,
@@ -358,10 +359,25 @@ int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len)
 /* Make the device's writes of @b's first @len bytes visible to the CPU. */
 int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len)
 {
+	b->cpu_owned = true;
 	if (b->shadow)
 		return kp_npu_copy_from(c, b, len);
 	ib_dma_sync_single_for_cpu(kp_dev(c), b->dma, len, DMA_BIDIRECTIONAL);
 	return 0;
+}
+
+/*
+ * A work request on @b while the CPU owns it (kp_buf_to_cpu() without
+ * kp_buf_to_dev()) would have the device use bytes the DMA API has not
+ * handed back: stale ones, where DMA is not coherent or is bounced.  Our
+ * bug, never the peer's: said once with a trace, and refused.
+ */
+static bool kp_buf_cpu_owned(struct kp_conn *c, struct kp_buf *b)
+{
+	if (!WARN_ONCE(b->cpu_owned, KP_NAME ": a work request on a buffer the CPU owns"))
+		return false;
+	kp_err(c->t, "a work request on a buffer the CPU owns (no kp_buf_to_dev())");
+	return true;
 }
 
 /* Post with bottom halves off so a software device's tasklet runs at once. */
@@ -417,6 +433,8 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 	u32 i, k;
 	int ret;
 
+	if (kp_buf_cpu_owned(c, &c->rdma))
+		return -EPROTO;
 	if (n > c->rq_data_max - c->rq_data) {
 		kp_err(c->t, "%u data receives posted, room for %u", c->rq_data,
 		       c->rq_data_max);
@@ -615,6 +633,8 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 	struct kp_counters *k = c->cnt;
 	int ret;
 
+	if (kp_buf_cpu_owned(c, b))
+		return -EPROTO;
 	kp_sge_local(c, b, &sge, len);
 	/* small writes from host memory go inline, by CPU address */
 	if (op != IB_WR_RDMA_READ && op != IB_WR_RDMA_READ_WITH_INV &&

@@ -241,6 +241,11 @@ struct kp_buf {
 	bool mapped;		/* dma holds an ib_dma_map_single() address */
 	bool registered;	/* the MR's current key is valid */
 	bool live;		/* kp_buf_alloc() ran: kp_buf_free() undoes */
+	/*
+	 * kp_buf_to_cpu() gave it to the CPU: no work request may use it
+	 * until kp_buf_to_dev() gives it back (the DMA API's ownership).
+	 */
+	bool cpu_owned;
 
 	/* mem=npu */
 	struct kp_conn *conn;	/* for the free callback */

@@ -27,6 +27,8 @@ void kp_ping_fill(u8 *buf, u32 size, u32 round)
 	char hdr[32];
 	u32 n = kp_ping_header(hdr, sizeof(hdr), round), i;
 
+	if (!size)
+		return;		/* nothing to fill, nothing written */
 	if (n > size - 1)
 		n = size - 1;
 	memcpy(buf, hdr, n);
@@ -39,6 +41,8 @@ long kp_ping_check(const u8 *buf, u32 size, u32 round)
 	char hdr[32];
 	u32 n = kp_ping_header(hdr, sizeof(hdr), round), i;
 
+	if (!size)
+		return -1;	/* nothing to check, nothing read */
 	if (n > size - 1)
 		n = size - 1;
 	for (i = 0; i < n; i++)

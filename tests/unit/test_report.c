@@ -536,6 +536,22 @@ static void test_payload(void)
 	kp_ping_fill(buf, 26, 2147483647u);
 	KT_CHECK(!memcmp(buf, "rdma-ping-2147483647: ", 22) && buf[25] == 0,
 		 "widest header fits the minimum size");
+	/*
+	 * A peer's size of 0, or below the header: nothing outside the
+	 * buffer is read or written (ASAN: each buffer has exactly that
+	 * many bytes; malloc(0) is a buffer of none).
+	 */
+	for (size = 0; size < 26; size++) {
+		u8 *b = malloc(size);
+
+		KT_CHECK(b || !size, "malloc(%u)", size);
+		if (!b)
+			continue;
+		kp_ping_fill(b, size, 12345);
+		KT_CHECK(kp_ping_check(b, size, 12345) == -1,
+			 "size %u: its own fill checks", size);
+		free(b);
+	}
 }
 
 /* The number after "\"key\": " in a JSON line, -1 if absent. */

@@ -129,6 +129,51 @@ if want skips; then
 	kp_test skips-bw-send-short-data t_skips 7 0 "status=0 skip=16 data=success" "data message of 32 bytes (want 64), 0 skips due"
 fi
 
+# A server's HELLO_ACK whose status word is no errno (above 4095, as
+# 0xffffffff or INT_MIN): the client's write fails with -EPROTO, and does
+# not return the negated word (0xffffffff read as -1 made the write
+# return 1; INT_MIN has no negation)
+t_ack_status() {
+	status=$1
+	PORT=$((PORT + 1))
+	timeout 60 kprogue ack $PORT "$status" > /tmp/rogue.out 2>&1 &
+	rp=$!
+	i=0 out=""
+	while [ $i -lt 50 ]; do
+		out=$(kpwrite "client,addr=$A,port=$PORT,rlat,count=1,timeout=3000")
+		case $out in errno=111) ;; *) break ;; esac
+		sleep 0.1; i=$((i + 1))
+	done
+	wait $rp
+	[ "$(cat /tmp/rogue.out)" = "hello=1" ] || { kp_why "rogue server: $(cat /tmp/rogue.out)"; return 1; }
+	[ "$out" = "errno=71" ] || { kp_why "client: $out, want errno=71"; return 1; }
+	dmesg | grep -q "server's status $status is no errno" || { kp_why "no dmesg line for $status"; return 1; }
+	kp_idle "the status test"
+}
+# A ping client whose second round offers 0 bytes: the server (validating)
+# refuses it with -EMSGSIZE before any READ or validation of 0 bytes
+t_ping_zero() {
+	PORT=$((PORT + 1))
+	kpwrite "server,addr=$A,port=$PORT,validate,timeout=3000" > /tmp/srv.out &
+	sp=$!
+	i=0 out=""
+	while [ $i -lt 50 ]; do
+		out=$(timeout 60 kprogue ping0 $A $PORT 64 2>&1)
+		case $out in *"Connection refused"*) ;; *) break ;; esac
+		sleep 0.1; i=$((i + 1))
+	done
+	wait $sp
+	[ "$out" = "round0=ok round1=no_answer" ] || { kp_why "client: $out"; return 1; }
+	[ "$(cat /tmp/srv.out)" = "errno=90" ] || { kp_why "server: $(cat /tmp/srv.out), want errno=90"; return 1; }
+	dmesg | grep -q "round 1: client offers 0 bytes, buffer is 64" || { kp_why "no dmesg line"; return 1; }
+	kp_idle "the zero-size ping"
+}
+if want wire; then
+	kp_test wire-ack-status-minus-one t_ack_status 0xffffffff
+	kp_test wire-ack-status-int-min t_ack_status 0x80000000
+	kp_test wire-ping-zero-size t_ping_zero
+fi
+
 if want mr; then
 	kp_test mr-exact-load kp_peer_load
 	kp_test mr-exact-host-64B t_mr_exact host 64

@@ -20,7 +20,20 @@
  *	status (a positive errno), the skips asked for and the SEND's
  *	completion ("-" when none was sent).
  *
- * The hello layout is struct kp_hello of krping_npu/krping_npu.h.
+ *   kprogue ack PORT STATUS
+ *	A server: takes one connection on PORT, reads the client's HELLO
+ *	and answers with a HELLO_ACK whose status word is STATUS (a
+ *	krping_npu server puts a positive errno there; anything above 4095
+ *	is no errno).  Prints "hello=TYPE" once the ACK is sent, then waits
+ *	for the client to leave (10 s at most).
+ *
+ *   kprogue ping0 ADDR PORT SIZE
+ *	A ping client (rping's protocol): round 0 of SIZE bytes as rping
+ *	sends it, then round 1 advertising 0 bytes.  Prints "round0=STATUS
+ *	round1=STATUS": what the server answered (ok, or the failed step).
+ *
+ * The hello layout is struct kp_hello of krping_npu/krping_npu.h, the
+ * ping payload proc/kp_payload.c's.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -30,6 +43,8 @@
 #include <endian.h>
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
+
+#include "../../proc/kp_payload.h"
 
 struct kp_hello {
 	uint64_t buf;
@@ -104,6 +119,134 @@ static int skips(struct rdma_cm_id *id, struct kp_hello *tx, struct ibv_mr *txmr
 	return 0;
 }
 
+/* The rping advertisement: buffer, rkey, size, network order. */
+struct kp_info {
+	uint64_t buf;
+	uint32_t rkey;
+	uint32_t size;
+} __attribute__((packed));
+
+static struct ibv_qp_init_attr qp_attr = {
+	.cap = { .max_send_wr = 80, .max_recv_wr = 4, .max_send_sge = 1,
+		 .max_recv_sge = 1 },
+	.sq_sig_all = 0,
+	.qp_type = IBV_QPT_RC,
+};
+
+/* A server of one connection whose HELLO_ACK carries @status. */
+static int ack(const char *port, uint32_t status)
+{
+	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE,
+				       .ai_port_space = RDMA_PS_TCP }, *res;
+	struct kp_hello *msg = calloc(1, sizeof(*msg));
+	struct rdma_cm_id *listen, *id;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	int i;
+
+	if (!msg)
+		die("calloc");
+	if (rdma_getaddrinfo(NULL, port, &hints, &res))
+		die("rdma_getaddrinfo");
+	if (rdma_create_ep(&listen, res, NULL, &qp_attr))
+		die("rdma_create_ep");
+	if (rdma_listen(listen, 1))
+		die("rdma_listen");
+	if (rdma_get_request(listen, &id))
+		die("rdma_get_request");
+	mr = rdma_reg_msgs(id, msg, sizeof(*msg));
+	if (!mr)
+		die("register");
+	if (rdma_post_recv(id, NULL, msg, sizeof(*msg), mr))
+		die("rdma_post_recv");
+	if (rdma_accept(id, NULL))
+		die("rdma_accept");
+	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status)
+		die("hello");
+	printf("hello=%u\n", msg->type);
+	fflush(stdout);
+	msg->type = KP_MSG_ACK;
+	msg->status = htobe32(status);
+	if (rdma_post_send(id, NULL, msg, sizeof(*msg), mr, IBV_SEND_SIGNALED))
+		die("rdma_post_send");
+	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
+		die("ack send");
+	/* the client leaves on its own: its disconnect ends the wait */
+	for (i = 0; i < 100; i++) {
+		struct rdma_cm_event *ev;
+
+		if (!rdma_get_cm_event(id->channel, &ev)) {
+			int gone = ev->event == RDMA_CM_EVENT_DISCONNECTED;
+
+			rdma_ack_cm_event(ev);
+			if (gone)
+				break;
+		}
+		usleep(100000);
+	}
+	rdma_disconnect(id);
+	return 0;
+}
+
+/* Advertise @len bytes of @mr, then take the server's answer. */
+static const char *ping_step(struct rdma_cm_id *id, struct kp_info *tx,
+			     struct ibv_mr *txmr, struct ibv_mr *rxmr,
+			     void *rx, struct ibv_mr *mr, uint32_t len)
+{
+	struct ibv_wc wc;
+
+	tx->buf = htobe64((uintptr_t)mr->addr);
+	tx->rkey = htobe32(mr->rkey);
+	tx->size = htobe32(len);
+	if (rdma_post_recv(id, NULL, rx, sizeof(struct kp_info), rxmr))
+		return "post_recv";
+	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
+		return "post_send";
+	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
+		return "send";
+	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status)
+		return "no_answer";
+	return NULL;
+}
+
+/* rping's round 0 of @size bytes, then a round 1 of 0 bytes. */
+static int ping0(struct rdma_cm_id *id, uint32_t size)
+{
+	struct kp_info *tx = calloc(1, sizeof(*tx)), *rx = calloc(1, sizeof(*rx));
+	uint8_t *start = calloc(1, size), *back = calloc(1, size);
+	struct ibv_mr *txmr, *rxmr, *smr, *bmr;
+	const char *r[2] = { "ok", "ok" }, *e;
+	uint32_t round;
+
+	if (!tx || !rx || !start || !back)
+		die("calloc");
+	txmr = rdma_reg_msgs(id, tx, sizeof(*tx));
+	rxmr = rdma_reg_msgs(id, rx, sizeof(*rx));
+	smr = ibv_reg_mr(id->pd, start, size, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_READ);
+	bmr = ibv_reg_mr(id->pd, back, size, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE);
+	if (!txmr || !rxmr || !smr || !bmr)
+		die("register");
+	if (rdma_connect(id, NULL))
+		die("rdma_connect");
+	for (round = 0; round < 2; round++) {
+		uint32_t len = round ? 0 : size;
+
+		kp_ping_fill(start, size, round);
+		e = ping_step(id, tx, txmr, rxmr, rx, smr, len);
+		if (!e)
+			e = ping_step(id, tx, txmr, rxmr, rx, bmr, len);
+		if (e) {
+			r[round] = e;
+			break;
+		}
+	}
+	printf("round0=%s round1=%s\n", r[0], r[1]);
+	rdma_disconnect(id);
+	return 0;
+}
+
 static const char *write_one(struct rdma_cm_id *id, struct ibv_mr *mr,
 			     uint64_t raddr, uint32_t rkey)
 {
@@ -120,12 +263,6 @@ static const char *write_one(struct rdma_cm_id *id, struct ibv_mr *mr,
 int main(int argc, char **argv)
 {
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
-	struct ibv_qp_init_attr attr = {
-		.cap = { .max_send_wr = 80, .max_recv_wr = 4, .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-		.sq_sig_all = 0,
-		.qp_type = IBV_QPT_RC,
-	};
 	struct rdma_conn_param param = { .initiator_depth = 1,
 					 .responder_resources = 1,
 					 .retry_count = 1 };
@@ -138,17 +275,24 @@ int main(int argc, char **argv)
 	char *data;
 	const char *last, *past;
 
+	if (argc == 4 && !strcmp(argv[1], "ack"))
+		return ack(argv[2], strtoul(argv[3], NULL, 0));
 	if (!(argc == 5 && !strcmp(argv[1], "overrun")) &&
+	    !(argc == 5 && !strcmp(argv[1], "ping0")) &&
 	    !(argc == 7 && !strcmp(argv[1], "skips"))) {
 		fprintf(stderr, "usage: kprogue overrun ADDR PORT SIZE\n"
-			"       kprogue skips ADDR PORT MODE SKIP SIZE\n");
+			"       kprogue skips ADDR PORT MODE SKIP SIZE\n"
+			"       kprogue ack PORT STATUS\n"
+			"       kprogue ping0 ADDR PORT SIZE\n");
 		return 2;
 	}
 	size = strtoul(argv[argc - 1], NULL, 0);
 	if (rdma_getaddrinfo(argv[2], argv[3], &hints, &res))
 		die("rdma_getaddrinfo");
-	if (rdma_create_ep(&id, res, NULL, &attr))
+	if (rdma_create_ep(&id, res, NULL, &qp_attr))
 		die("rdma_create_ep");
+	if (!strcmp(argv[1], "ping0"))
+		return ping0(id, size);
 	tx = calloc(1, sizeof(*tx));
 	rx = calloc(1, sizeof(*rx));
 	data = calloc(1, size + 1);
