@@ -17,10 +17,14 @@
 #define KP_KEEP_FINISHED	64
 #define KP_JSON_MAX		1536	/* one result's JSON line */
 
-static DEFINE_MUTEX(kp_rec_lock);	/* kp_records, kp_finished, kp_next_id */
+/* kp_records, kp_finished, kp_next_id, the evicted unread */
+static DEFINE_MUTEX(kp_rec_lock);
 static LIST_HEAD(kp_records);
 static unsigned int kp_finished;
 static u32 kp_next_id;
+/* finished records dropped before anyone read them, and the last one's id */
+static u32 kp_evicted_unread;
+static u32 kp_evicted_last;
 struct kp_live kp_live;
 
 static const char * const kp_rec_state_names[] = {
@@ -113,10 +117,38 @@ static void kp_rec_free(struct kp_record *r)
 	kfree(r);
 }
 
-/* Mark @rec finished; drop the oldest finished records beyond the limit. */
+/*
+ * The finished record to drop: the oldest one a reader has seen, or, when
+ * none has been, the oldest, which is then counted (and shown) as
+ * evicted unread.  Under kp_rec_lock.
+ */
+static struct kp_record *kp_rec_victim(void)
+{
+	struct kp_record *r, *oldest = NULL;
+
+	list_for_each_entry(r, &kp_records, node) {
+		if (r->state == KP_REC_RUNNING)
+			continue;
+		if (r->seen)
+			return r;
+		if (!oldest)
+			oldest = r;
+	}
+	if (oldest) {
+		kp_evicted_unread++;
+		kp_evicted_last = oldest->id;
+	}
+	return oldest;
+}
+
+/*
+ * Mark @rec finished; beyond KP_KEEP_FINISHED finished records, drop
+ * those read already first, so that a long test's result waits for its
+ * reader while short tests come and go.
+ */
 void kp_rec_finish(struct kp_record *rec, int ret)
 {
-	struct kp_record *r, *tmp;
+	struct kp_record *r;
 
 	mutex_lock(&kp_rec_lock);
 	rec->state = ret ? KP_REC_FAILED : KP_REC_DONE;
@@ -124,11 +156,10 @@ void kp_rec_finish(struct kp_record *rec, int ret)
 	if (ret && !rec->result[0])
 		snprintf(rec->result, sizeof(rec->result), "error=%d", ret);
 	kp_finished++;
-	list_for_each_entry_safe(r, tmp, &kp_records, node) {
-		if (kp_finished <= KP_KEEP_FINISHED)
+	while (kp_finished > KP_KEEP_FINISHED) {
+		r = kp_rec_victim();
+		if (!r)
 			break;
-		if (r->state == KP_REC_RUNNING)
-			continue;
 		list_del(&r->node);
 		kp_rec_free(r);
 		kp_finished--;
@@ -191,7 +222,12 @@ int kp_rec_show(struct seq_file *m, void *v)
 				 kp_rec_state_names[r->state], &c);
 		seq_puts(m, line);
 		kp_show_results(m, r);
+		if (r->state != KP_REC_RUNNING)
+			r->seen = true;
 	}
+	if (kp_evicted_unread)
+		seq_printf(m, "evicted unread=%u last_id=%u\n",
+			   kp_evicted_unread, kp_evicted_last);
 	mutex_unlock(&kp_rec_lock);
 	seq_printf(m, "live tests=%d cm_ids=%d qps=%d buffers=%d\n",
 		   atomic_read(&kp_live.tests), atomic_read(&kp_live.cm_ids),
@@ -218,6 +254,8 @@ int kp_rec_show_json(struct seq_file *m, void *v)
 		c.role = kp_role_name(r->role);
 		c.mem = kp_mem_name(r->mem);
 		c.dev = r->dev;
+		if (r->state != KP_REC_RUNNING && r->nres)
+			r->seen = true;
 		for (i = 0; i < r->nres; i++) {
 			const struct kp_result *res = &r->res[i];
 			size_t need;

@@ -165,6 +165,7 @@ struct kp_record {
 	struct kp_result *res;		/* rlat/wlat/bw, one a size */
 	u32 nres;
 	bool has_progress;		/* running, with progress= */
+	bool seen;			/* finished, and shown to a reader */
 	struct kp_progress progress;
 };
 

@@ -160,6 +160,65 @@ t_refused() {
 }
 kp_test connect-refused t_refused
 
+# evicted_unread: the count on /proc's "evicted unread=N last_id=K" line (0 without)
+evicted_unread() { sed -n 's/^evicted unread=\([0-9]*\) last_id=.*/\1/p' /proc/krping_npu | grep . || echo 0; }
+
+# A long test's result outlives 70 younger ones read meanwhile: a server
+# waits (its record the oldest) while 70 refused connects finish, /proc
+# read after every ten as a monitor would; then a client comes, and the
+# server's result is there to read (records are dropped read ones first)
+t_rec_long_kept() {
+	PORT=$((PORT + 1))
+	base=$(kp_last_id)
+	kpwrite "server,addr=$A,port=$PORT,timeout=120000" > /tmp/srv.out &
+	sp=$!
+	i=0
+	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	SID=$(kp_new_id "$base" server)
+	[ -n "$SID" ] || { kp_why "no server record"; kill $sp; return 1; }
+	e0=$(evicted_unread)
+	i=0
+	while [ $i -lt 70 ]; do
+		out=$(kpwrite "client,addr=$A,port=9,count=1")
+		[ "$out" = "errno=111" ] || { kp_why "connect $i: $out"; kill $sp; return 1; }
+		i=$((i + 1))
+		[ $((i % 10)) = 0 ] && cat /proc/krping_npu > /dev/null
+	done
+	out=$(kpwrite "client,addr=$A,port=$PORT,count=1")
+	wait $sp
+	srv=$(cat /tmp/srv.out)
+	[ "$out" != "${out#ret=}" ] && [ "$srv" != "${srv#ret=}" ] ||
+		{ kp_why "client $out, server $srv"; return 1; }
+	res=$(kp_res "$SID")
+	case $res in
+	"ping #bytes="*" rounds=1 "*) ;;
+	*) kp_why "server $SID's result after 70 younger tests: '$res'"; return 1 ;;
+	esac
+	[ "$(evicted_unread)" = "$e0" ] || { kp_why "evicted unread $e0 -> $(evicted_unread)"; return 1; }
+}
+kp_test records-long-test-kept t_rec_long_kept
+
+# Results nobody read are dropped only past 64 of them, and /proc says so:
+# 70 refused connects, /proc unread meanwhile, leave 6 more evicted unread,
+# the last of them the sixth
+t_rec_evicted_marked() {
+	cat /proc/krping_npu > /dev/null
+	e0=$(evicted_unread)
+	first=$(($(kp_last_id) + 1))
+	i=0
+	while [ $i -lt 70 ]; do
+		out=$(kpwrite "client,addr=$A,port=9,count=1")
+		[ "$out" = "errno=111" ] || { kp_why "connect $i: $out"; return 1; }
+		i=$((i + 1))
+	done
+	line=$(grep '^evicted unread=' /proc/krping_npu)
+	[ "$line" = "evicted unread=$((e0 + 6)) last_id=$((first + 5))" ] ||
+		{ kp_why "want 'evicted unread=$((e0 + 6)) last_id=$((first + 5))', got '$line'"; return 1; }
+	[ -n "$(kp_rec $((first + 6)))" ] && [ -z "$(kp_rec $((first + 5)))" ] ||
+		{ kp_why "records $((first + 5)) and $((first + 6)): '$(kp_rec $((first + 5)))' '$(kp_rec $((first + 6)))'"; return 1; }
+}
+kp_test records-evicted-unread-marked t_rec_evicted_marked
+
 # bad commands: the negative errno comes back, nothing runs
 t_bad() {
 	before=$(kp_last_id)
