@@ -347,6 +347,9 @@ void kp_stats_bw(struct kp_conn *c, u64 n, u64 total_ns)
 	kp_cpu_end(st, r);
 	r->gbits = c->t->opts.gbits;
 	r->qp = c->idx + 1;
+	/* cpus=: its thread's CPU; otherwise the writer's, unless it moved */
+	if (cpumask_weight(st->cpus_run) == 1)
+		r->cpu = cpumask_first(st->cpus_run);
 }
 
 /*

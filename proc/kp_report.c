@@ -317,6 +317,7 @@ void kp_bw_compute(u32 bytes, u64 iters, u64 total_ns, u32 window,
 	r->cpu_ns_per_gib = 0;
 	r->qps = 0;
 	r->qp = 0;
+	r->cpu = -1;
 	r->bw_avg_x100 = kp_mib_x100((u64)bytes * iters, total_ns);
 	r->bw_peak_x100 = kp_mib_x100((u64)bytes * window, best_ns);
 	r->gbps_avg_x100 = kp_gbps_x100((u64)bytes * iters, total_ns);
@@ -493,6 +494,8 @@ int kp_bw_format(char *buf, size_t len, const char *mode,
 		kp_put(&o, " #qps=%u", r->qps);
 	for (i = 0; i < ARRAY_SIZE(kp_bw_fields); i++)
 		kp_bw_put(&o, r, i, false);
+	if (r->qp && r->cpu >= 0)
+		kp_put(&o, " cpu=%d", r->cpu);
 	return (int)o.n;
 }
 
@@ -609,6 +612,8 @@ int kp_bw_json(char *buf, size_t len, const struct kp_json_ctx *c,
 		kp_put(&o, ", \"qps\": %u", r->qps);
 	for (i = 0; i < ARRAY_SIZE(kp_bw_fields); i++)
 		kp_bw_put(&o, r, i, true);
+	if (r->qp && r->cpu >= 0)
+		kp_put(&o, ", \"cpu\": %d", r->cpu);
 	kp_put(&o, "}");
 	return (int)o.n;
 }

@@ -124,6 +124,8 @@ struct kp_bw_result {
 	 */
 	u32 qps;
 	u32 qp;
+	/* on a connection's own line: the CPU its stream ran on, -1 several */
+	s32 cpu;
 };
 
 struct kp_counters {

@@ -750,6 +750,21 @@ static void test_bw_sum(void)
 	KT_CHECK(strstr(line, "\"n_iterations\": 1000, \"qp\": 0, ") &&
 		 !strstr(line, "cpu_") && !strstr(line, "\"qps\""),
 		 "qp json: %s", line);
+	/* a connection's line names the one CPU its stream ran on */
+	KT_CHECK(qp[0].cpu == -1 && r.cpu == -1, "no CPU known: %d %d",
+		 qp[0].cpu, r.cpu);
+	qp[1].cpu = 1;
+	kp_bw_format(line, sizeof(line), "bw", &qp[1]);
+	KT_CHECK(strstr(line, " qp=1 ") && line[strlen(line) - 6] == ' ' &&
+		 !strcmp(line + strlen(line) - 6, " cpu=1"), "qp cpu text: %s",
+		 line);
+	kp_bw_json(line, sizeof(line), &c, &qp[1]);
+	KT_CHECK(strstr(line, ", \"cpu\": 1}"), "qp cpu json: %s", line);
+	kp_bw_format(line, sizeof(line), "bw", &qp[2]);
+	KT_CHECK(!strstr(line, "cpu="), "several CPUs: %s", line);
+	r.cpu = 0;
+	kp_bw_format(line, sizeof(line), "bw", &r);
+	KT_CHECK(!strstr(line, "cpu="), "the aggregate has none: %s", line);
 	/* a test of one connection prints neither */
 	kp_bw_compute(4096, 10, 1000000ull, 1, 0, &r);
 	kp_bw_format(line, sizeof(line), "bw", &r);

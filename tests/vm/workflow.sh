@@ -381,6 +381,10 @@ kp_qp_sum() {
 		{ kp_why "JSON and text differ: $j / $agg"; return 1; }
 }
 
+# qp_cpus ID: "QP:CPU ..." from test ID's per-connection lines
+qp_cpus() {
+	kp_qp "$1" | sed -n 's/.* qp=\([0-9]*\) .* cpu=\([0-9]*\)$/\1:\2/p' | tr '\n' ' ' | sed 's/ $//'
+}
 # qps=N: N connections to one server; cpus= runs them on pinned threads
 t_qps() {
 	PORT=$((PORT + 1))
@@ -397,6 +401,9 @@ t_qps() {
 	[ "$(kp_col $CID 14)" = $((4 * one)) ] && [ "$(kp_col $SID 14)" = 0 ] ||
 		{ kp_why "qps=4 moved $(kp_col $CID 14), qps=1 $one: $(kp_rec $CID)"; return 1; }
 	kp_qp_sum $CID 4 400 || return 1
+	# each connection's line names the CPU it ran on: QP i on the (i mod 2)th
+	[ "$(qp_cpus $CID)" = "0:0 1:1 2:0 3:1" ] ||
+		{ kp_why "qps=4 cpus=0:1: QP:CPU $(qp_cpus $CID)"; return 1; }
 	[ "$(kp_res $SID)" = "bw served #bytes=4096 #iterations=400 #qps=4" ] ||
 		{ kp_why "server: $(kp_res $SID)"; return 1; }
 	[ "$(dmesg | grep -c "krping_npu $CID: bw #bytes=4096: [1-9][0-9]* iterations")" = 4 ] ||
@@ -415,6 +422,8 @@ t_qps() {
 	[ "$(kp_col $CID 12)" = $((2 * 200 * 65536)) ] ||
 		{ kp_why "bw,read qps=2: $(kp_rec $CID)"; return 1; }
 	kp_qp_sum $CID 2 200 || return 1
+	[ "$(qp_cpus $CID)" = "0:1 1:0" ] ||
+		{ kp_why "qps=2 cpus=1:0: QP:CPU $(qp_cpus $CID)"; return 1; }
 	case "$(kp_res $CID)" in "bw_read "*"BW_average[Gb/sec]="*) ;; *) kp_why "bw_read: $(kp_res $CID)"; return 1 ;; esac
 	# SENDs: the server's receives on each of three connections
 	PORT=$((PORT + 1))
