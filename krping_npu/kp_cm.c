@@ -256,7 +256,7 @@ static int kp_cm_create(struct kp_conn *c, struct sockaddr_storage *ss)
 	if (ret)
 		return ret;
 	c->cm_id = rdma_create_id(&init_net, kp_cma_handler, c, RDMA_PS_TCP,
-				   IB_QPT_RC);
+				  IB_QPT_RC);
 	if (IS_ERR(c->cm_id)) {
 		ret = PTR_ERR(c->cm_id);
 		c->cm_id = NULL;

@@ -453,7 +453,7 @@ int kp_npu_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 	if (ret)
 		return ret;
 	if (c->t->npu->acquire(b->npu_va, size, kp_npu_freed, b,
-			     &b->npu_ctx) != 1) {
+			       &b->npu_ctx) != 1) {
 		kp_err(c->t, "npu_peer_mem does not claim 0x%llx", b->npu_va);
 		b->npu_ctx = NULL;
 		return -EFAULT;

@@ -120,9 +120,8 @@ int kp_slat_run(struct kp_conn *c)
 		bool signal = (i + 1) % KP_SLAT_SIGNAL == 0;
 		bool timed = i >= warm;
 
-		if (i == warm) {
+		if (i == warm)
 			now = kp_run_begin(c, &c->t->run);
-		}
 		t0 = ktime_get_ns();
 		if (client) {
 			last = timed && kp_run_over(c, i - warm + 1, now);

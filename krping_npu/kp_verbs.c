@@ -88,9 +88,9 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		return -EOPNOTSUPP;
 	}
 	c->rd_atom = min3(dev->attrs.max_qp_rd_atom,
-			   dev->attrs.max_qp_init_rd_atom, KP_MAX_RD_ATOM);
+			  dev->attrs.max_qp_init_rd_atom, KP_MAX_RD_ATOM);
 	c->sq_depth = min_t(u32, c->t->opts.txdepth + KP_SQ_EXTRA,
-			     dev->attrs.max_qp_wr);
+			    dev->attrs.max_qp_wr);
 	/* room for data receives (slat, bw,send) behind the control ones */
 	rq_depth = min_t(u32, KP_RQ_DEPTH + KP_DATA_RQ, dev->attrs.max_qp_wr);
 	if (rq_depth <= KP_RQ_DEPTH) {

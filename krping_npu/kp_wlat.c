@@ -86,9 +86,8 @@ int kp_wlat_run(struct kp_conn *c)
 		bool signal = (i + 1) % KP_WLAT_SIGNAL == 0;
 		bool timed = i >= warm;
 
-		if (i == warm) {
+		if (i == warm)
 			now = kp_run_begin(c, &c->t->run);
-		}
 		seq = (u32)i & ~KP_IMM_LAST;
 		t0 = ktime_get_ns();
 		if (client) {

@@ -32,7 +32,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
-typedef int32_t s32;
+typedef int32_t s32;	/* the kernel's, for the unit tests */
 typedef int64_t s64;
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 /* the kernel's own __printf(), for the unit tests' build */
