@@ -212,10 +212,13 @@ int kp_send_sink(struct kp_test *t)
 		kp_stream_reset(&t->conns[i]->stream);
 	if (t->nconns > 1)
 		ret = kp_lanes_drive(t, 0, 1, kp_send_sink_now);
+	/* one connection: the client's messages, while it answers probes */
+	kp_probe_begin(c0);
 	while (!ret && !c0->stream.over) {
 		ret = kp_send_sink_step(c0, true);
 		ret = min(ret, 0);
 	}
+	kp_probe_end(c0);
 	if (ret)
 		return ret;
 	for (i = 0; i < t->nconns; i++)

@@ -131,10 +131,11 @@ static int kp_test_end(struct kp_conn *c)
 }
 
 /*
- * How long to wait for the peer's FIN while the peer may still stream
- * (the server of a one-sided test, either side of a duplex one, which
- * sees no sign of progress meanwhile): the timeout plus the duration, or
- * plus 1 ms per message and per 64 KiB moved, of every connection.
+ * With probe=0, how long to wait for the peer's FIN while the peer may
+ * still stream (the server of a one-sided test, either side of a duplex
+ * one, which sees no sign of progress meanwhile): the timeout plus the
+ * duration, or plus 1 ms per message and per 64 KiB moved, of every
+ * connection; a peer slower than 64 MB/s fails it.
  */
 static u32 kp_test_fin_ms(struct kp_test *t)
 {
@@ -143,6 +144,25 @@ static u32 kp_test_fin_ms(struct kp_test *t)
 	return (u32)min_t(u64, t->opts.timeout_ms +
 			  t->duration_s * MSEC_PER_SEC + msgs +
 			  (msgs * t->size >> 16), U32_MAX / 2);
+}
+
+/*
+ * The peer's FIN, while the peer may still stream: for as long as it
+ * answers its probes (probe=), or (probe=0) kp_test_fin_ms().
+ */
+static int kp_test_fin_wait(struct kp_conn *c)
+{
+	struct kp_test *t = c->t;
+	int ret;
+
+	if (t->opts.probe_ms)
+		kp_probe_begin(c);
+	else
+		c->wait_ms = kp_test_fin_ms(t);
+	ret = kp_check_hello(c, KP_MSG_FIN, false);
+	kp_probe_end(c);
+	c->wait_ms = t->opts.timeout_ms;
+	return ret;
 }
 
 /* A connection's part of a size, from HELLO to the HELLO_ACK. */
@@ -215,10 +235,8 @@ static int kp_test_client_close(struct kp_conn *c, bool more)
 	if (ret)
 		return ret;
 	/* duplex: the server's streams may run on after ours */
-	if (c->t->duplex)
-		c->wait_ms = kp_test_fin_ms(c->t);
-	ret = kp_check_hello(c, KP_MSG_FIN, false);
-	c->wait_ms = c->t->opts.timeout_ms;
+	ret = c->t->duplex ? kp_test_fin_wait(c) :
+	      kp_check_hello(c, KP_MSG_FIN, false);
 	if (ret)
 		return ret;
 	return kp_test_end(c);
@@ -428,9 +446,7 @@ static int kp_test_server_close(struct kp_conn *c)
 		if (ret)
 			return ret;
 	}
-	c->wait_ms = kp_test_fin_ms(t);
-	ret = kp_check_hello(c, KP_MSG_FIN, false);
-	c->wait_ms = t->opts.timeout_ms;
+	ret = kp_test_fin_wait(c);
 	if (ret)
 		return ret;
 	if (!c->idx) {

@@ -735,19 +735,91 @@ static int kp_cq_poll(struct kp_conn *c, struct ib_wc *wc, int max)
 	return n;
 }
 
+/* A wait on the peer ends: it is gone.  One line, with how long it was silent. */
+static int kp_peer_lost(struct kp_conn *c, const char *why, int err)
+{
+	kp_err(c->t, "peer not answering: %s after %llu ms", why,
+	       div_u64(ktime_get_ns() - c->alive_at, NSEC_PER_MSEC));
+	return err;
+}
+
+/*
+ * The waits from here on are on the peer (probe=): each probe_ms without
+ * a completion sends it a probe, a zero-length RDMA WRITE, which its HCA
+ * acknowledges without its CPU and without memory (IBTA C9-88: no rkey is
+ * checked).  While probes come back, the wait goes on; a probe that fails
+ * (the QP's retries exhausted: the peer is gone) ends it.
+ */
+void kp_probe_begin(struct kp_conn *c)
+{
+	if (!c->t->opts.probe_ms)
+		return;
+	c->probing = true;
+	c->alive_at = ktime_get_ns();
+}
+
+void kp_probe_end(struct kp_conn *c)
+{
+	if (c->probing && c->probes)
+		kp_info(c->t, "connection %u: %u probes answered while waiting on the peer",
+			c->idx, c->probes);
+	c->probing = false;
+	c->probes = 0;
+}
+
+/*
+ * A slice of a wait went by without a completion: -ETIMEDOUT, or while
+ * probing, a probe sent (one at a time) and the wait goes on, unless the
+ * one out has been unanswered for KP_PROBE_LOST_S.
+ */
+static int kp_slice_over(struct kp_conn *c)
+{
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = KP_WR_PROBE,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+	u64 now = ktime_get_ns();
+	int ret;
+
+	if (!c->probing) {
+		kp_err(c->t, "no completion within %u ms", c->wait_ms);
+		return -ETIMEDOUT;
+	}
+	if (c->probe_out) {
+		if (now - c->probe_at < KP_PROBE_LOST_S * NSEC_PER_SEC)
+			return 0;
+		return kp_peer_lost(c, "a probe unanswered for " __stringify(KP_PROBE_LOST_S) " s (the probe's bound)",
+				    -EHOSTDOWN);
+	}
+	ret = kp_post_send(c, &wr.wr);
+	if (ret)
+		return ret;
+	c->probe_out = true;
+	c->probe_at = now;
+	return 0;
+}
+
 /*
  * @n completions reaped into @wc: any error ends the test; the send
  * queue's and the receive queue's bookkeeping and the counters follow.
+ * A probe's answer is taken out.  Returns the completions left in @wc.
  */
 static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 {
-	int i;
+	int i, k = 0;
 
 	for (i = 0; i < n; i++) {
 		if (wc[i].status != IB_WC_SUCCESS) {
 			if (wc[i].status == IB_WC_WR_FLUSH_ERR &&
 			    kp_cm_check(c))
 				return kp_cm_check(c);
+			/* waiting on the peer, or its probe failed: it is gone */
+			if (c->probing || wc[i].wr_id == KP_WR_PROBE)
+				return kp_peer_lost(c, ib_wc_status_msg(wc[i].status),
+						    -EHOSTDOWN);
 			c->errors++;
 			kp_err(c->t, "completion of wr %llu: %s (vendor 0x%x)",
 			       wc[i].wr_id, ib_wc_status_msg(wc[i].status),
@@ -757,6 +829,13 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 		/* every send-queue completion is of a signaled WR */
 		if (!(wc[i].opcode & IB_WC_RECV))
 			c->sends_out--;
+		if (c->probing)
+			c->alive_at = ktime_get_ns();
+		if (wc[i].wr_id == KP_WR_PROBE) {
+			c->probe_out = false;
+			c->probes++;
+			continue;
+		}
 		if (wc[i].wr_id == KP_WR_SEND)
 			c->send_busy = false;
 		else if (wc[i].wr_id == KP_WR_RECV)
@@ -764,23 +843,28 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 		else if (wc[i].wr_id == KP_WR_DATA_RECV)
 			c->rq_data--;
 		kp_count(c, &wc[i]);
+		if (k != i)
+			wc[k] = wc[i];
+		k++;
 	}
-	return n;
+	return k;
 }
 
 /*
  * Reap up to @max completions into @wc, waiting for at least one for at
- * most c->wait_ms.  The CQ is polled @spin times (KP_SPIN_ALWAYS: until
- * the deadline) before it is armed and the caller sleeps.  Returns the
- * number reaped, or -ETIMEDOUT, -EINTR, -ECONNRESET (peer gone), -EIO (a
- * completion error).
+ * most c->wait_ms, or while probing (kp_probe_begin()) for as long as the
+ * peer answers its probes.  The CQ is polled @spin times (KP_SPIN_ALWAYS:
+ * until the deadline) before it is armed and the caller sleeps.  Returns
+ * the number reaped, or -ETIMEDOUT, -EINTR, -ECONNRESET (peer gone),
+ * -EHOSTDOWN (peer not answering its probes), -EIO (a completion error).
  */
 int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(c->wait_ms);
+	unsigned long deadline;
 	unsigned int spins = 0;
 	bool late = false;
 	u64 late_at = 0;
+	long left;
 	int n;
 
 	if (kp_stopping(c->t))
@@ -792,21 +876,35 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 	 */
 	if (!c->run && !(++c->polls % KP_YIELD_EVERY))
 		cond_resched();
+	deadline = jiffies + msecs_to_jiffies(c->probing ?
+					      c->t->opts.probe_ms : c->wait_ms);
 	for (;;) {
 		n = kp_cq_poll(c, wc, max);
 		if (n < 0)
 			return n;
+		if (n) {
+			n = kp_poll_take(c, wc, n);
+			if (n)
+				return n;	/* completions, or an error */
+			continue;		/* a probe's answer alone */
+		}
+		n = kp_cm_check(c);
 		if (n)
-			break;
-		if (kp_cm_check(c))
-			return kp_cm_check(c);
+			return c->probing && n == -ECONNRESET ?
+			       kp_peer_lost(c, "disconnected", n) : n;
 		if (spins < spin) {
 			if (++spins % 64)
 				continue;
 			if (kp_stopping(c->t))
 				return -EINTR;
-			if (time_after(jiffies, deadline))
-				goto timeout;
+			if (time_after(jiffies, deadline)) {
+				n = kp_slice_over(c);
+				if (n)
+					return n;
+				deadline = jiffies +
+					   msecs_to_jiffies(c->t->opts.probe_ms);
+				continue;
+			}
 			/*
 			 * A timed wait yields only once it is already late,
 			 * and from then on as any other.
@@ -828,22 +926,22 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 		if (ib_req_notify_cq(c->cq, IB_CQ_NEXT_COMP |
 				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
 			continue;
-		if (time_after_eq(jiffies, deadline))
-			goto timeout;
+		/* never a negative timeout: the deadline may have just passed */
+		left = (long)(deadline - jiffies);
+		if (left <= 0) {
+			n = kp_slice_over(c);
+			if (n)
+				return n;
+			deadline = jiffies + msecs_to_jiffies(c->t->opts.probe_ms);
+			continue;
+		}
 		if (wait_event_interruptible_timeout(c->t->wq,
 				READ_ONCE(c->cq_event) || kp_cm_check(c) ||
-				READ_ONCE(c->t->abort),
-				deadline - jiffies) < 0)
+				READ_ONCE(c->t->abort), left) < 0)
 			return -EINTR;
 		if (kp_stopping(c->t))
 			return -EINTR;
 	}
-
-	return kp_poll_take(c, wc, n);
-
-timeout:
-	kp_err(c->t, "no completion within %u ms", c->wait_ms);
-	return -ETIMEDOUT;
 }
 
 /*

@@ -34,6 +34,12 @@
 #define KP_MAX_RD_ATOM		16	/* RDMA READs in flight we ask for */
 #define KP_MAX_INLINE		220	/* inline writes, as perftest on mlx5 */
 #define KP_DRAIN_MS		2000	/* teardown: flushing the QP, the last sends */
+/*
+ * probe=: a probe's own bound.  The device ends a probe to a peer that is
+ * gone with an error after the QP's retries (seconds); this is the safety
+ * net for one that never ends.
+ */
+#define KP_PROBE_LOST_S		60
 
 /* kp_poll(): empty polls before sleeping on the CQ */
 #define KP_SPIN_ALWAYS		UINT_MAX	/* busy-poll (perftest's default) */
@@ -122,6 +128,7 @@ enum kp_wr {
 	KP_WR_SKIP,		/* a zero-length SEND using up a peer's receive */
 	KP_WR_FENCE_SQ,		/* a free callback's markers (kp_npu.c) */
 	KP_WR_FENCE_RQ,
+	KP_WR_PROBE,		/* a zero-length WRITE: is the peer there? */
 };
 
 enum kp_cm_state {
@@ -353,6 +360,15 @@ struct kp_conn {
 	u32 send_len;		/* bytes of the last SEND posted */
 	u32 wait_ms;		/* bound of the current wait */
 	u32 errors;		/* failed completions, for progress reports */
+	/*
+	 * probe=: the current wait is on the peer (kp_probe_begin()): it
+	 * lasts while zero-length WRITEs to the peer complete.
+	 */
+	bool probing;
+	bool probe_out;		/* a probe is posted, not yet completed */
+	u64 probe_at;		/* ns: the outstanding probe was posted */
+	u64 alive_at;		/* ns: the peer's last sign of life */
+	u32 probes;		/* probes answered */
 	struct kp_run *run;	/* the measured run its loop is in, or NULL */
 	u64 loops;		/* kp_loop_yield() calls */
 
@@ -468,6 +484,8 @@ void kp_sge_local(struct kp_conn *c, struct kp_buf *b, struct ib_sge *sge,
 void kp_set_info(struct kp_rdma_info *info, struct kp_buf *b, u32 len);
 void kp_get_info(struct kp_conn *c, const struct kp_rdma_info *info);
 int kp_cm_check(struct kp_conn *c);
+void kp_probe_begin(struct kp_conn *c);
+void kp_probe_end(struct kp_conn *c);
 
 void *kp_buf_cpu(struct kp_buf *b);
 int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len);

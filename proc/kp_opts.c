@@ -146,6 +146,9 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_CPUS] = { "cpus", KP_T_CPUS, KP_F(cpus), 0, KP_MAX_CPU,
 		"client, bw",
 		"run the QPs on kernel threads bound to these CPUs, each once, at most qps of them; QP i on the (i mod n)th; a CPU not online: -EINVAL before connecting" },
+	[KP_OPT_PROBE] = { "probe", KP_T_U32, KP_F(probe_ms), 0, KP_MAX_PROBE_MS,
+		"",
+		"a wait on the peer (the FIN after its stream, bw,send's receives) probes it every this many ms with a zero-length RDMA WRITE, and lasts while the peer's HCA answers; a probe failing ends it at once, -EHOSTDOWN (default 1000; 0: off, the wait bound by timeout and 64 MB/s)" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -483,6 +486,7 @@ static void kp_opts_defaults(struct kp_opts *o)
 	o->txdepth = 64;
 	o->timeout_ms = 10000;
 	o->qps = 1;
+	o->probe_ms = 1000;
 }
 
 static int kp_opt_lookup(const char *key, size_t klen)

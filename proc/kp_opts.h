@@ -18,6 +18,7 @@
 #define KP_MAX_PROGRESS		3600u	/* seconds */
 #define KP_MAX_QPS		64u	/* qps=: connections of one test */
 #define KP_MAX_CPU		8191u	/* the largest CPU number cpus= takes */
+#define KP_MAX_PROBE_MS		60000u	/* probe=: at most a minute apart */
 /* "rdma-ping-%d: " with the widest %d and the trailing NUL */
 #define KP_PING_MIN_SIZE	26u
 
@@ -105,6 +106,7 @@ struct kp_opts {
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
 	u32 ncpus;			/* 0: all in the writer's thread */
+	u32 probe_ms;			/* waits on the peer probe it this often */
 	u64 given;			/* bit i: option i of the table was set */
 };
 
@@ -146,6 +148,7 @@ enum kp_opt_id {
 	KP_OPT_SEND,
 	KP_OPT_QPS,
 	KP_OPT_CPUS,
+	KP_OPT_PROBE,
 	KP_OPT_NR,
 };
 

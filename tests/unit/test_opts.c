@@ -40,8 +40,8 @@ static void test_minimal_and_defaults(void)
 		 o.addr.addr[3] == 1, "addr bytes");
 	KT_CHECK(o.port == 9999, "port %u", o.port);
 	KT_CHECK(o.count == 1000 && o.size == 64 && o.txdepth == 64 &&
-		 o.timeout_ms == 10000 && o.mem == KP_MEM_HOST && o.npu_dev == 0,
-		 "defaults");
+		 o.timeout_ms == 10000 && o.mem == KP_MEM_HOST && o.npu_dev == 0 &&
+		 o.probe_ms == 1000, "defaults");
 	KT_CHECK(!o.validate && !o.verbose && !o.poll && !o.duplex, "flags off");
 	expect_ok("server,addr=0.0.0.0,port=1");
 	KT_CHECK(o.role == KP_ROLE_SERVER, "server role");
@@ -93,6 +93,7 @@ static void test_ranges(void)
 		{ "port", 1, 65535 }, { "tos", 0, 255 },
 		{ "count", 1, KP_MAX_COUNT }, { "txdepth", 1, KP_MAX_TXDEPTH },
 		{ "timeout", 100, 3600000 }, { "npu_dev", 0, KP_MAX_NPU_DEV },
+		{ "probe", 0, KP_MAX_PROBE_MS },
 	};
 	char s[128];
 	unsigned int i;
@@ -295,7 +296,7 @@ static void test_help(void)
 		"npu_va=N|0xN", "npu_len=N|0xN",
 		"sizes=N[-M][:...]", "duration=", "progress=", "warmup=",
 		"gbits", "events", "read", "slat", "send", "qps=1..64",
-		"cpus=N[-M][:...]",
+		"cpus=N[-M][:...]", "probe=",
 	};
 	unsigned int i;
 

@@ -168,6 +168,69 @@ t_ping_zero() {
 	dmesg | grep -q "round 1: client offers 0 bytes, buffer is 64" || { kp_why "no dmesg line"; return 1; }
 	kp_idle "the zero-size ping"
 }
+# A peer alive but slow: the client's FIN comes 5 s after the server's
+# ACK, five times the old bound of the server's wait (timeout=1000: 1001
+# ms for one 64-byte message).  With probes the server waits it out (and
+# says how many it sent); with probe=0 it fails as before, -ETIMEDOUT.
+t_peer_slow() {
+	probe=$1 want_srv=$2
+	PORT=$((PORT + 1))
+	kpwrite "server,addr=$A,port=$PORT,timeout=1000$probe" > /tmp/srv.out &
+	sp=$!
+	i=0 out=""
+	while [ $i -lt 50 ]; do
+		out=$(timeout 60 kprogue stall $A $PORT 5000 64 2>&1)
+		case $out in *"Connection refused"*) ;; *) break ;; esac
+		sleep 0.1; i=$((i + 1))
+	done
+	wait $sp
+	srv=$(cat /tmp/srv.out)
+	case "$srv" in $want_srv) ;; *) kp_why "server: $srv, want $want_srv (client: $out)"; return 1 ;; esac
+	if [ -z "$probe" ]; then
+		[ "$out" = "fin=ok" ] || { kp_why "client: $out"; return 1; }
+		n=$(dmesg | sed -n 's/.*connection 0: \([0-9]*\) probes answered while waiting on the peer/\1/p' | tail -1)
+		[ "${n:-0}" -ge 3 ] || { kp_why "probes answered: '${n:-none}', want at least 3"; return 1; }
+		kp_log "peer-slow: the server waited 5 s for a FIN, $n probes answered"
+	fi
+	kp_idle "the slow peer"
+}
+# A peer gone without a word (its QP destroyed, no DREQ: a host losing
+# power): the waiting server's next probe fails after the QP's retries
+# and the wait ends, -EHOSTDOWN, naming why and how long the peer was
+# silent; bounded by 3 probe intervals and the QP's retry time
+t_peer_vanished() {
+	PORT=$((PORT + 1))
+	kpwrite "server,addr=$A,port=$PORT,timeout=1000" > /tmp/srv.out &
+	sp=$!
+	i=0
+	while [ $i -lt 50 ]; do
+		timeout 120 kprogue vanish $A $PORT 64 > /tmp/rogue.out 2>&1 &
+		rp=$!
+		j=0
+		while [ $j -lt 50 ] && ! grep -q . /tmp/rogue.out; do sleep 0.1; j=$((j + 1)); done
+		grep -q "Connection refused" /tmp/rogue.out || break
+		wait $rp
+		sleep 0.1; i=$((i + 1))
+	done
+	t0=$(date +%s)
+	wait $sp
+	t1=$(date +%s)
+	kill $rp 2>/dev/null
+	wait $rp 2>/dev/null
+	[ "$(cat /tmp/rogue.out)" = "vanished" ] || { kp_why "client: $(cat /tmp/rogue.out)"; return 1; }
+	[ "$(cat /tmp/srv.out)" = "errno=112" ] || { kp_why "server: $(cat /tmp/srv.out), want errno=112 (EHOSTDOWN)"; return 1; }
+	line=$(dmesg | grep "peer not answering: " | tail -1)
+	[ -n "$line" ] || { kp_why "no 'peer not answering' line"; return 1; }
+	[ $((t1 - t0)) -le 40 ] || { kp_why "took $((t1 - t0)) s"; return 1; }
+	kp_log "peer-vanished: the server gave up after $((t1 - t0)) s: ${line#*: }"
+	sleep 2
+	kp_idle "the vanished peer"
+}
+if want liveness; then
+	kp_test peer-slow-probed t_peer_slow "" "ret=*"
+	kp_test peer-slow-probe-off t_peer_slow ",probe=0" "errno=110"
+	kp_test peer-vanished t_peer_vanished
+fi
 if want wire; then
 	kp_test wire-ack-status-minus-one t_ack_status 0xffffffff
 	kp_test wire-ack-status-int-min t_ack_status 0x80000000

@@ -20,6 +20,17 @@
  *	status (a positive errno), the skips asked for and the SEND's
  *	completion ("-" when none was sent).
  *
+ *   kprogue stall ADDR PORT MS SIZE
+ *	A bw client (one iteration, SIZE bytes) that, once the server has
+ *	acknowledged its HELLO, lets MS milliseconds go by before its FIN:
+ *	a peer alive but slow.  Prints "fin=ok" once the server's FIN came.
+ *
+ *   kprogue vanish ADDR PORT SIZE
+ *	The same client, gone after the server's ACK: its QP is destroyed
+ *	without a disconnect, as a host that loses power takes its QP with
+ *	it, and the process then sleeps (kill it) holding its rdma_cm id so
+ *	that no DREQ goes out.  Prints "vanished".
+ *
  *   kprogue ack PORT STATUS
  *	A server: takes one connection on PORT, reads the client's HELLO
  *	and answers with a HELLO_ACK whose status word is STATUS (a
@@ -65,6 +76,7 @@ struct kp_hello {
 #define KP_HELLO_VER	3
 #define KP_MSG_HELLO	1
 #define KP_MSG_ACK	2
+#define KP_MSG_FIN	3
 #define KP_MODE_BW	3	/* enum kp_mode in proc/kp_opts.h */
 
 static void die(const char *what)
@@ -247,6 +259,48 @@ static int ping0(struct rdma_cm_id *id, uint32_t size)
 	return 0;
 }
 
+/* A bw client past the server's ACK: slow by @stall_ms, or gone. */
+static int peer_wait(struct rdma_cm_id *id, struct kp_hello *tx,
+		     struct ibv_mr *txmr, struct kp_hello *rx,
+		     struct ibv_mr *rxmr, unsigned long stall_ms, int vanish)
+{
+	struct ibv_wc wc;
+
+	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
+		die("rdma_post_send");
+	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
+		die("hello send");
+	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status)
+		die("hello ack");
+	if (rx->type != KP_MSG_ACK || rx->status) {
+		fprintf(stderr, "kprogue: bad ack (type %u, status %u)\n",
+			rx->type, be32toh(rx->status));
+		return 2;
+	}
+	if (vanish) {
+		if (ibv_destroy_qp(id->qp))
+			die("ibv_destroy_qp");
+		id->qp = NULL;
+		printf("vanished\n");
+		fflush(stdout);
+		sleep(600);
+		return 0;
+	}
+	usleep(stall_ms * 1000);
+	if (rdma_post_recv(id, NULL, rx, sizeof(*rx), rxmr))
+		die("rdma_post_recv");
+	tx->type = KP_MSG_FIN;
+	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
+		die("fin send");
+	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
+		die("fin send completion");
+	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status || rx->type != KP_MSG_FIN)
+		die("the server's fin");
+	printf("fin=ok\n");
+	rdma_disconnect(id);
+	return 0;
+}
+
 static const char *write_one(struct rdma_cm_id *id, struct ibv_mr *mr,
 			     uint64_t raddr, uint32_t rkey)
 {
@@ -279,9 +333,13 @@ int main(int argc, char **argv)
 		return ack(argv[2], strtoul(argv[3], NULL, 0));
 	if (!(argc == 5 && !strcmp(argv[1], "overrun")) &&
 	    !(argc == 5 && !strcmp(argv[1], "ping0")) &&
+	    !(argc == 5 && !strcmp(argv[1], "vanish")) &&
+	    !(argc == 6 && !strcmp(argv[1], "stall")) &&
 	    !(argc == 7 && !strcmp(argv[1], "skips"))) {
 		fprintf(stderr, "usage: kprogue overrun ADDR PORT SIZE\n"
 			"       kprogue skips ADDR PORT MODE SKIP SIZE\n"
+			"       kprogue stall ADDR PORT MS SIZE\n"
+			"       kprogue vanish ADDR PORT SIZE\n"
 			"       kprogue ack PORT STATUS\n"
 			"       kprogue ping0 ADDR PORT SIZE\n");
 		return 2;
@@ -320,6 +378,10 @@ int main(int argc, char **argv)
 	if (argc == 7)
 		return skips(id, tx, txmr, rx, dmr, strtoul(argv[4], NULL, 0),
 			     strtoul(argv[5], NULL, 0), size);
+	if (!strcmp(argv[1], "stall") || !strcmp(argv[1], "vanish"))
+		return peer_wait(id, tx, txmr, rx, rxmr,
+				 argc == 6 ? strtoul(argv[4], NULL, 0) : 0,
+				 argv[1][0] == 'v');
 	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
 		die("rdma_post_send");
 	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
