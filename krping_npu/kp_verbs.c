@@ -816,8 +816,13 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 			if (wc[i].status == IB_WC_WR_FLUSH_ERR &&
 			    kp_cm_check(c))
 				return kp_cm_check(c);
-			/* waiting on the peer, or its probe failed: it is gone */
-			if (c->probing || wc[i].wr_id == KP_WR_PROBE)
+			/*
+			 * A probe failed on its own (retries exhausted): the
+			 * peer is gone.  A flushed one says only that the QP
+			 * went to error, as the CM does on a disconnect.
+			 */
+			if (wc[i].wr_id == KP_WR_PROBE &&
+			    wc[i].status != IB_WC_WR_FLUSH_ERR)
 				return kp_peer_lost(c, ib_wc_status_msg(wc[i].status),
 						    -EHOSTDOWN);
 			c->errors++;
