@@ -860,8 +860,9 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
  * most c->wait_ms, or while probing (kp_probe_begin()) for as long as the
  * peer answers its probes.  The CQ is polled @spin times (KP_SPIN_ALWAYS:
  * until the deadline) before it is armed and the caller sleeps.  Returns
- * the number reaped, or -ETIMEDOUT, -EINTR, -ECONNRESET (peer gone),
- * -EHOSTDOWN (peer not answering its probes), -EIO (a completion error).
+ * the number reaped (0: a probe's answer alone, taken out), or
+ * -ETIMEDOUT, -EINTR, -ECONNRESET (peer gone), -EHOSTDOWN (peer not
+ * answering its probes), -EIO (a completion error).
  */
 int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 {
@@ -887,12 +888,8 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 		n = kp_cq_poll(c, wc, max);
 		if (n < 0)
 			return n;
-		if (n) {
-			n = kp_poll_take(c, wc, n);
-			if (n)
-				return n;	/* completions, or an error */
-			continue;		/* a probe's answer alone */
-		}
+		if (n)
+			return kp_poll_take(c, wc, n);
 		n = kp_cm_check(c);
 		if (n)
 			return c->probing && n == -ECONNRESET ?
@@ -1070,7 +1067,7 @@ void kp_settle(struct kp_conn *c)
 	u32 wait_ms = c->wait_ms;
 
 	c->wait_ms = min_t(u32, wait_ms, KP_DRAIN_MS);
-	while (c->qp && c->sends_out && kp_poll(c, &wc, 1, 0) > 0)
+	while (c->qp && c->sends_out && kp_poll(c, &wc, 1, 0) >= 0)
 		;
 	c->wait_ms = wait_ms;
 }
