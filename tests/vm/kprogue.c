@@ -200,6 +200,28 @@ static int ack(const char *port, uint32_t status)
 	return 0;
 }
 
+/*
+ * The next receive's completion within @ms: a server that gives up
+ * disconnects, which a synchronous rdma_cm id never turns into a flush
+ * (nobody reads its events), so a blocking wait would never end.
+ */
+static int recv_within(struct rdma_cm_id *id, unsigned int ms)
+{
+	struct ibv_wc wc;
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < ms; i++) {
+		n = ibv_poll_cq(id->recv_cq, 1, &wc);
+		if (n < 0)
+			return -1;
+		if (n)
+			return wc.status ? -1 : 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
 /* Advertise @len bytes of @mr, then take the server's answer. */
 static const char *ping_step(struct rdma_cm_id *id, struct kp_info *tx,
 			     struct ibv_mr *txmr, struct ibv_mr *rxmr,
@@ -216,7 +238,7 @@ static const char *ping_step(struct rdma_cm_id *id, struct kp_info *tx,
 		return "post_send";
 	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
 		return "send";
-	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status)
+	if (recv_within(id, 5000))
 		return "no_answer";
 	return NULL;
 }
@@ -294,8 +316,10 @@ static int peer_wait(struct rdma_cm_id *id, struct kp_hello *tx,
 		die("fin send");
 	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
 		die("fin send completion");
-	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status || rx->type != KP_MSG_FIN)
-		die("the server's fin");
+	if (recv_within(id, 10000) || rx->type != KP_MSG_FIN) {
+		printf("fin=none\n");
+		return 1;
+	}
 	printf("fin=ok\n");
 	rdma_disconnect(id);
 	return 0;
