@@ -76,20 +76,30 @@ t_wlat_many() {
 }
 want wlat && kp_test wlat-200-short-runs t_wlat_many
 
-# 7. an NPU buffer's MR covers exactly the buffer: a peer's write one byte
-# past it fails with a remote access error (host memory: the same)
-t_mr_exact() {
-	mem=$1 size=$2
+# rogue_client SERVER_OPTS MODE ARG...: a server of ours on the next port,
+# and "kprogue MODE ADDR PORT ARG..." against it, retried while the server
+# does not listen yet; sets $out to kprogue's output once both have ended
+# (the server's kpwrite output in /tmp/srv.out)
+rogue_client() {
+	r_opts=$1 r_mode=$2
+	shift 2
 	PORT=$((PORT + 1))
-	kpwrite "server,addr=$A,port=$PORT,mem=$mem,timeout=3000" > /tmp/srv.out &
+	kpwrite "server,addr=$A,port=$PORT,$r_opts" > /tmp/srv.out &
 	sp=$!
 	i=0 out=""
 	while [ $i -lt 50 ]; do
-		out=$(timeout 60 kprogue overrun $A $PORT "$size" 2>&1)
+		out=$(timeout 60 kprogue "$r_mode" $A $PORT "$@" 2>&1)
 		case $out in *"Connection refused"*) ;; *) break ;; esac
 		sleep 0.1; i=$((i + 1))
 	done
 	wait $sp
+}
+
+# 7. an NPU buffer's MR covers exactly the buffer: a peer's write one byte
+# past it fails with a remote access error (host memory: the same)
+t_mr_exact() {
+	mem=$1 size=$2
+	rogue_client "mem=$mem,timeout=3000" overrun "$size"
 	# the write past the end fails: NAKed, or (a responder that moves its
 	# QP to error without a NAK: rxe of 5.10) retried until the retries
 	# are exceeded
@@ -106,16 +116,7 @@ t_mr_exact() {
 # the wrong length after the skips; each refused or failed with -EPROTO
 t_skips() {
 	mode=$1 skip=$2 expect=$3 dmesg_want=$4
-	PORT=$((PORT + 1))
-	kpwrite "server,addr=$A,port=$PORT,timeout=3000" > /tmp/srv.out &
-	sp=$!
-	i=0 out=""
-	while [ $i -lt 50 ]; do
-		out=$(timeout 60 kprogue skips $A $PORT "$mode" "$skip" 64 2>&1)
-		case $out in *"Connection refused"*) ;; *) break ;; esac
-		sleep 0.1; i=$((i + 1))
-	done
-	wait $sp
+	rogue_client "timeout=3000" skips "$mode" "$skip" 64
 	[ "$out" = "$expect" ] || { kp_why "client: $out, want $expect"; return 1; }
 	[ "$(cat /tmp/srv.out)" = "errno=71" ] || { kp_why "server: $(cat /tmp/srv.out)"; return 1; }
 	dmesg | grep -q "$dmesg_want" || { kp_why "no dmesg line '$dmesg_want'"; return 1; }
@@ -153,16 +154,7 @@ t_ack_status() {
 # A ping client whose second round offers 0 bytes: the server (validating)
 # refuses it with -EMSGSIZE before any READ or validation of 0 bytes
 t_ping_zero() {
-	PORT=$((PORT + 1))
-	kpwrite "server,addr=$A,port=$PORT,validate,timeout=3000" > /tmp/srv.out &
-	sp=$!
-	i=0 out=""
-	while [ $i -lt 50 ]; do
-		out=$(timeout 60 kprogue ping0 $A $PORT 64 2>&1)
-		case $out in *"Connection refused"*) ;; *) break ;; esac
-		sleep 0.1; i=$((i + 1))
-	done
-	wait $sp
+	rogue_client "validate,timeout=3000" ping0 64
 	[ "$out" = "round0=ok round1=no_answer" ] || { kp_why "client: $out"; return 1; }
 	[ "$(cat /tmp/srv.out)" = "errno=90" ] || { kp_why "server: $(cat /tmp/srv.out), want errno=90"; return 1; }
 	dmesg | grep -q "round 1: client offers 0 bytes, buffer is 64" || { kp_why "no dmesg line"; return 1; }
@@ -174,16 +166,7 @@ t_ping_zero() {
 # says how many it sent); with probe=0 it fails as before, -ETIMEDOUT.
 t_peer_slow() {
 	probe=$1 want_srv=$2
-	PORT=$((PORT + 1))
-	kpwrite "server,addr=$A,port=$PORT,timeout=1000$probe" > /tmp/srv.out &
-	sp=$!
-	i=0 out=""
-	while [ $i -lt 50 ]; do
-		out=$(timeout 60 kprogue stall $A $PORT 5000 64 2>&1)
-		case $out in *"Connection refused"*) ;; *) break ;; esac
-		sleep 0.1; i=$((i + 1))
-	done
-	wait $sp
+	rogue_client "timeout=1000$probe" stall 5000 64
 	srv=$(cat /tmp/srv.out)
 	case "$srv" in $want_srv) ;; *) kp_why "server: $srv, want $want_srv (client: $out)"; return 1 ;; esac
 	if [ -z "$probe" ]; then

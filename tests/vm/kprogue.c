@@ -85,6 +85,18 @@ static void die(const char *what)
 	exit(2);
 }
 
+/* Send the HELLO in @tx, and take the server's answer (its completion in @wc). */
+static void hello_exchange(struct rdma_cm_id *id, struct kp_hello *tx,
+			   struct ibv_mr *txmr, struct ibv_wc *wc)
+{
+	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
+		die("rdma_post_send");
+	if (rdma_get_send_comp(id, wc) <= 0 || wc->status)
+		die("hello send");
+	if (rdma_get_recv_comp(id, wc) <= 0 || wc->status)
+		die("hello ack");
+}
+
 /* The hello of the skips test: mode, skips, and the server's answer. */
 static int skips(struct rdma_cm_id *id, struct kp_hello *tx, struct ibv_mr *txmr,
 		 struct kp_hello *rx, struct ibv_mr *dmr, uint32_t mode,
@@ -97,12 +109,7 @@ static int skips(struct rdma_cm_id *id, struct kp_hello *tx, struct ibv_mr *txmr
 
 	tx->mode = mode;
 	tx->skip = htobe32(skip);
-	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
-		die("rdma_post_send");
-	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
-		die("hello send");
-	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status)
-		die("hello ack");
+	hello_exchange(id, tx, txmr, &wc);
 	n = be32toh(rx->skip);
 	if (!rx->status) {
 		for (i = 0; i < n && i < 64; i++) {
@@ -288,12 +295,7 @@ static int peer_wait(struct rdma_cm_id *id, struct kp_hello *tx,
 {
 	struct ibv_wc wc;
 
-	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
-		die("rdma_post_send");
-	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
-		die("hello send");
-	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status)
-		die("hello ack");
+	hello_exchange(id, tx, txmr, &wc);
 	if (rx->type != KP_MSG_ACK || rx->status) {
 		fprintf(stderr, "kprogue: bad ack (type %u, status %u)\n",
 			rx->type, be32toh(rx->status));
@@ -406,12 +408,7 @@ int main(int argc, char **argv)
 		return peer_wait(id, tx, txmr, rx, rxmr,
 				 argc == 6 ? strtoul(argv[4], NULL, 0) : 0,
 				 argv[1][0] == 'v');
-	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
-		die("rdma_post_send");
-	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
-		die("hello send");
-	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status)
-		die("hello ack");
+	hello_exchange(id, tx, txmr, &wc);
 	if (wc.byte_len != sizeof(*rx) || rx->type != KP_MSG_ACK || rx->status) {
 		fprintf(stderr, "kprogue: bad ack (%u bytes, type %u, status %u)\n",
 			wc.byte_len, rx->type, be32toh(rx->status));
