@@ -245,7 +245,7 @@ static const char *ping_step(struct rdma_cm_id *id, struct kp_info *tx,
 		return "post_send";
 	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
 		return "send";
-	if (recv_within(id, 5000))
+	if (recv_within(id, 3000))
 		return "no_answer";
 	return NULL;
 }
