@@ -82,7 +82,7 @@ static int kp_test_alloc(struct kp_conn *c)
 }
 
 /* ... and their end, after a size (kp_free_verbs() does it on errors). */
-void kp_test_release(struct kp_conn *c)
+static void kp_test_release(struct kp_conn *c)
 {
 	kp_stats_free(c);
 	kp_buf_free(c, &c->rdma);

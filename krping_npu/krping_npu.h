@@ -521,7 +521,6 @@ int kp_ping_client(struct kp_conn *c);
 int kp_ping_server(struct kp_conn *c);
 
 /* kp_test.c: hello/fin exchange shared by the test modes */
-void kp_test_release(struct kp_conn *c);
 int kp_test_client(struct kp_test *t);
 int kp_test_server(struct kp_test *t);
 
