@@ -29,8 +29,11 @@ kp_test() {
 	name=$1; shift
 	kp_kmsg > /dev/null
 	KP_WHY=""
+	t0=$(now_ms)
 	"$@"
 	rc=$?
+	# each test's wall time, in the VM log only (build/vm-*.log)
+	echo "KPTIME $name $(($(now_ms) - t0)) ms"
 	kp_kmsg | kp_unexpected > /tmp/kmsg.test
 	if grep -Eq "$SPLAT" /tmp/kmsg.test; then
 		echo "KPTEST FAIL $name: kernel splat"
