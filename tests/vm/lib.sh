@@ -5,6 +5,10 @@
 # to the console as "KPTEST PASS|FAIL name: reason", counted by tests/drivers/test.
 
 KP=/lib/kp
+# the lane's knobs (tests/drivers/test-kernel writes them: fewer rounds of
+# the long races in make test's matrix lanes, fewer leak rounds in the
+# debug lane); each suite has its defaults
+[ -f /root/lane.env ] && . /root/lane.env
 SPLAT='WARNING:|BUG:|Oops|Call Trace|general protection|kernel BUG|UBSAN|refcount_t:|list_add corruption|list_del corruption|soft lockup|hung_task|blocked for more than'
 
 kp_log() { echo "KPLOG $*"; }
@@ -29,11 +33,11 @@ kp_test() {
 	name=$1; shift
 	kp_kmsg > /dev/null
 	KP_WHY=""
-	t0=$(now_ms)
+	kp_t0=$(now_ms)
 	"$@"
 	rc=$?
 	# each test's wall time, in the VM log only (build/vm-*.log)
-	echo "KPTIME $name $(($(now_ms) - t0)) ms"
+	echo "KPTIME $name $(($(now_ms) - kp_t0)) ms"
 	kp_kmsg | kp_unexpected > /tmp/kmsg.test
 	if grep -Eq "$SPLAT" /tmp/kmsg.test; then
 		echo "KPTEST FAIL $name: kernel splat"

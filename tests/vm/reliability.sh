@@ -222,7 +222,6 @@ slab_objs() {
 }
 
 # the debug-kernel lane (make test-debug) runs fewer: KP_LEAK_N in lane.env
-[ -f /root/lane.env ] && . /root/lane.env
 N=${KP_LEAK_N:-1000}
 
 # 1000 failed connects and 1000 short successful tests: the module's live
