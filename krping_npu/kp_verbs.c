@@ -21,6 +21,9 @@ static void kp_cq_handler(struct ib_cq *cq, void *ctx)
 	struct kp_conn *c = ctx;
 
 	WRITE_ONCE(c->cq_event, true);
+	/* the arm is spent: kp_poll() may arm again, teardown go on */
+	smp_mb__before_atomic();
+	clear_bit(KP_CQ_ARMED, &c->cq_flags);
 	wake_up(&c->t->wq);
 }
 
@@ -163,9 +166,10 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
  * Flush the QP: in the error state every posted work request completes
  * (flushed), the two markers last.  Once both are reaped nothing more
  * can complete on the CQ, and QP, buffers and CQ may go.  Bounded, and
- * deaf to signals: teardown must run to its end.
+ * deaf to signals: teardown must run to its end.  Returns whether a
+ * completion came (and so spent an arm of the CQ).
  */
-static void kp_drain(struct kp_conn *c)
+static bool kp_drain(struct kp_conn *c)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	/* an RDMA WRITE is read as struct ib_rdma_wr: give it one */
@@ -180,7 +184,7 @@ static void kp_drain(struct kp_conn *c)
 	const struct ib_send_wr *sbad;
 	const struct ib_recv_wr *rbad;
 	unsigned long deadline = jiffies + msecs_to_jiffies(KP_DRAIN_MS);
-	bool sq, rq;
+	bool sq, rq, came = false;
 	struct ib_wc wc[8];
 	int n, i;
 
@@ -192,8 +196,10 @@ static void kp_drain(struct kp_conn *c)
 		local_bh_disable();
 		n = ib_poll_cq(c->cq, ARRAY_SIZE(wc), wc);
 		local_bh_enable();
-		if (n > 0)
+		if (n > 0) {
+			came = true;
 			n = kp_npu_fence_take(c, wc, n);
+		}
 		for (i = 0; i < n; i++) {
 			if (wc[i].wr_id == KP_WR_DRAIN_SQ)
 				sq = false;
@@ -201,10 +207,14 @@ static void kp_drain(struct kp_conn *c)
 				rq = false;
 		}
 		/* ... or a free callback reaping its fence took them */
-		if (test_and_clear_bit(0, &c->drain_reaped))
+		if (test_and_clear_bit(0, &c->drain_reaped)) {
 			sq = false;
-		if (test_and_clear_bit(1, &c->drain_reaped))
+			came = true;
+		}
+		if (test_and_clear_bit(1, &c->drain_reaped)) {
 			rq = false;
+			came = true;
+		}
 		if (n > 0)
 			continue;
 		if (time_after(jiffies, deadline)) {
@@ -214,15 +224,43 @@ static void kp_drain(struct kp_conn *c)
 		}
 		usleep_range(50, 200);
 	}
+	return came;
+}
+
+/*
+ * Before the CQ goes: no call of its handler in flight.  rxe before 6.4
+ * calls the handler from a tasklet of the CQ's own that destroying the CQ
+ * does not kill, so a CQ freed while that tasklet is queued is written
+ * after its free (KASAN: __tasklet_schedule_common from rxe_cq_post).
+ * The QP is gone, so no completion queues it anew; one queued already
+ * runs the handler, which clears KP_CQ_ARMED: wait for that, then for
+ * the tasklet's return (it runs in softirq: an RCU grace period).  An arm
+ * still set after the drain's completions (@came) spent it means a device
+ * that does not call for flushed completions: named, once the bound is
+ * over.  Without them the arm may be unspent, and nothing will call.
+ */
+static void kp_cq_quiesce(struct kp_conn *c, bool came)
+{
+	u32 ms = came ? KP_DRAIN_MS : KP_QUIESCE_MS;
+
+	if (!test_bit(KP_CQ_USED, &c->cq_flags))
+		return;
+	if (!wait_event_timeout(c->t->wq,
+				!test_bit(KP_CQ_ARMED, &c->cq_flags),
+				msecs_to_jiffies(ms)) && came)
+		kp_err(c->t, "teardown: the CQ's handler was not called in %u ms",
+		       ms);
+	synchronize_rcu();
 }
 
 /* Frees whatever kp_setup_verbs() and the tests set up; safe on partial. */
 void kp_free_verbs(struct kp_conn *c)
 {
 	struct rdma_cm_id *id = c->child_id ?: c->cm_id;
+	bool came = false;
 
 	if (c->qp) {
-		kp_drain(c);
+		came = kp_drain(c);
 		/*
 		 * A free callback of NPU memory may be fencing it; once the
 		 * QP is destroyed the device has done all its work on it,
@@ -244,6 +282,7 @@ void kp_free_verbs(struct kp_conn *c)
 		kp_ctrl_free(c, &c->send_msg, c->send_dma);
 	}
 	if (c->cq) {
+		kp_cq_quiesce(c, came);
 		ib_destroy_cq(c->cq);
 		c->cq = NULL;
 	}
@@ -924,10 +963,23 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 			cond_resched();
 			continue;
 		}
-		WRITE_ONCE(c->cq_event, false);
-		if (ib_req_notify_cq(c->cq, IB_CQ_NEXT_COMP |
-				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
-			continue;
+		/*
+		 * Armed already, its handler not yet run: the CQ was empty
+		 * just now, so a completion since that arm has queued the
+		 * handler or will.  Arming only when the last arm is spent
+		 * keeps one handler call in flight at most (kp_cq_quiesce()).
+		 */
+		if (!test_bit(KP_CQ_ARMED, &c->cq_flags)) {
+			WRITE_ONCE(c->cq_event, false);
+			set_bit(KP_CQ_USED, &c->cq_flags);
+			set_bit(KP_CQ_ARMED, &c->cq_flags);
+			n = ib_req_notify_cq(c->cq, IB_CQ_NEXT_COMP |
+					     IB_CQ_REPORT_MISSED_EVENTS);
+			if (n < 0)
+				clear_bit(KP_CQ_ARMED, &c->cq_flags);
+			if (n > 0)
+				continue;
+		}
 		/* never a negative timeout: the deadline may have just passed */
 		left = (long)(deadline - jiffies);
 		if (left <= 0) {

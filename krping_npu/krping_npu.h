@@ -34,6 +34,7 @@
 #define KP_MAX_RD_ATOM		16	/* RDMA READs in flight we ask for */
 #define KP_MAX_INLINE		220	/* inline writes, as perftest on mlx5 */
 #define KP_DRAIN_MS		2000	/* teardown: flushing the QP, the last sends */
+#define KP_QUIESCE_MS		100	/* teardown: a CQ handler already queued */
 /*
  * probe=: a probe's own bound.  The device ends a probe to a peer that is
  * gone with an error after the QP's retries (seconds); this is the safety
@@ -354,6 +355,15 @@ struct kp_conn {
 	u32 max_inline;		/* bytes a WRITE may carry inline, 0: none */
 	u8 rd_atom;
 	bool cq_event;		/* set by the CQ handler */
+	/*
+	 * KP_CQ_ARMED: kp_poll() armed the CQ and its handler has not run
+	 * yet (the arm is unspent, or the device has queued the call).
+	 * KP_CQ_USED: the CQ was armed once, so a handler may be in flight
+	 * at teardown.  kp_cq_quiesce() waits on them.
+	 */
+	unsigned long cq_flags;
+#define KP_CQ_ARMED	0
+#define KP_CQ_USED	1
 	unsigned int sends_out;	/* signaled sends not yet completed */
 	bool send_busy;		/* send_msg's last SEND has not completed */
 	unsigned int polls;	/* kp_poll() calls, to yield every so often */

@@ -8,6 +8,18 @@
  *
  *   insmod kpdelay.ko sym=rdma_destroy_id ms=300 comm=kpsrv
  *
+ * @after: delay only once this function has been called (a phase of a
+ * test: its teardown begins with rdma_disconnect).  @watch: count, in
+ * overlaps, the calls of this function made while a delay is on (any, or
+ * with @learn those on the delayed call's own object).  @learn: a
+ * function that @sym calls on the same CPU with the object its argument
+ * lies in; the two first arguments teach the argument's offset in the
+ * object (offset), and an overlap is then a @watch call on that object:
+ * e.g. a CQ destroyed while its own completion tasklet is held:
+ *
+ *   insmod kpdelay.ko sym=rxe_send_complete ms=100 after=rdma_disconnect \
+ *          learn=kp_cq_handler watch=rxe_destroy_cq
+ *
  * A kprobe handler must not sleep: the wait spins with preemption off,
  * which is what a slow or preempted CPU looks like to the other one.
  */
@@ -29,19 +41,83 @@ MODULE_PARM_DESC(comm, "delay only callers with this comm (empty: all)");
 static int max;
 module_param(max, int, 0444);
 MODULE_PARM_DESC(max, "delay at most this many calls (0: no limit)");
+static char *after = "";
+module_param(after, charp, 0444);
+MODULE_PARM_DESC(after, "delay only once this function has been called");
+static char *watch = "";
+module_param(watch, charp, 0444);
+MODULE_PARM_DESC(watch, "count this function's calls made during a delay");
+static char *learn = "";
+module_param(learn, charp, 0444);
+MODULE_PARM_DESC(learn, "called by sym with its argument's object: teaches the offset");
+static long offset = -1;
+module_param(offset, long, 0444);
+MODULE_PARM_DESC(offset, "sym's first argument's offset in its object (-1: not learned)");
 static atomic_t hits = ATOMIC_INIT(0);
 module_param_named(hits, hits.counter, int, 0444);
 MODULE_PARM_DESC(hits, "delays made");
+static atomic_t overlaps = ATOMIC_INIT(0);
+module_param_named(overlaps, overlaps.counter, int, 0444);
+MODULE_PARM_DESC(overlaps, "watched calls made during a delay");
+
+/* the first arguments of the delays on now, one slot per CPU at most */
+#define KPDELAY_SLOTS	8
+static unsigned long delaying[KPDELAY_SLOTS];
+static bool begun;
+/* sym's last first argument on this CPU, for @learn */
+static DEFINE_PER_CPU(unsigned long, last_arg);
 
 static int kpdelay_pre(struct kprobe *p, struct pt_regs *regs)
 {
+	unsigned long arg = regs_get_kernel_argument(regs, 0);
+	int i;
+
+	this_cpu_write(last_arg, arg);
+	if (*after && !READ_ONCE(begun))
+		return 0;
 	if (*comm && strncmp(current->comm, comm, TASK_COMM_LEN))
 		return 0;
 	if (atomic_inc_return(&hits) > max && max) {
 		atomic_dec(&hits);
 		return 0;
 	}
+	for (i = 0; i < KPDELAY_SLOTS; i++)
+		if (!cmpxchg(&delaying[i], 0, arg ?: 1))
+			break;
 	mdelay(ms);
+	if (i < KPDELAY_SLOTS)
+		WRITE_ONCE(delaying[i], 0);
+	return 0;
+}
+
+static int kpdelay_after_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	WRITE_ONCE(begun, true);
+	return 0;
+}
+
+static int kpdelay_learn_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	unsigned long obj = regs_get_kernel_argument(regs, 0);
+	unsigned long arg = this_cpu_read(last_arg);
+
+	if (arg >= obj && arg - obj < PAGE_SIZE)
+		WRITE_ONCE(offset, arg - obj);
+	return 0;
+}
+
+static int kpdelay_watch_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	unsigned long obj = regs_get_kernel_argument(regs, 0);
+	long off = READ_ONCE(offset);
+	int i;
+
+	for (i = 0; i < KPDELAY_SLOTS; i++) {
+		unsigned long d = READ_ONCE(delaying[i]);
+
+		if (d && (!*learn || (off >= 0 && d == obj + off)))
+			atomic_inc(&overlaps);
+	}
 	return 0;
 }
 
@@ -49,22 +125,75 @@ static struct kprobe kpdelay_probe = {
 	.pre_handler = kpdelay_pre,
 };
 
+static struct kprobe kpdelay_after = {
+	.pre_handler = kpdelay_after_pre,
+};
+
+static struct kprobe kpdelay_learn = {
+	.pre_handler = kpdelay_learn_pre,
+};
+
+static struct kprobe kpdelay_watch = {
+	.pre_handler = kpdelay_watch_pre,
+};
+
+/* Register @kp on @name if one is given; a failure is named. */
+static int kpdelay_register(struct kprobe *kp, const char *name)
+{
+	int ret;
+
+	if (!*name)
+		return 0;
+	kp->symbol_name = name;
+	ret = register_kprobe(kp);
+	if (ret) {
+		pr_err("kpdelay: kprobe on %s: %d\n", name, ret);
+		kp->symbol_name = NULL;
+	}
+	return ret;
+}
+
+static void kpdelay_unregister(struct kprobe *kp)
+{
+	if (kp->symbol_name)
+		unregister_kprobe(kp);
+}
+
 static int __init kpdelay_init(void)
 {
 	int ret;
 
 	if (!*sym || ms > 2000 || max < 0)
 		return -EINVAL;
-	kpdelay_probe.symbol_name = sym;
-	ret = register_kprobe(&kpdelay_probe);
+	ret = kpdelay_register(&kpdelay_watch, watch);
 	if (ret)
-		pr_err("kpdelay: kprobe on %s: %d\n", sym, ret);
+		return ret;
+	ret = kpdelay_register(&kpdelay_learn, learn);
+	if (ret)
+		goto err_watch;
+	ret = kpdelay_register(&kpdelay_after, after);
+	if (ret)
+		goto err_learn;
+	ret = kpdelay_register(&kpdelay_probe, sym);
+	if (ret)
+		goto err_after;
+	return 0;
+
+err_after:
+	kpdelay_unregister(&kpdelay_after);
+err_learn:
+	kpdelay_unregister(&kpdelay_learn);
+err_watch:
+	kpdelay_unregister(&kpdelay_watch);
 	return ret;
 }
 
 static void __exit kpdelay_exit(void)
 {
-	unregister_kprobe(&kpdelay_probe);
+	kpdelay_unregister(&kpdelay_probe);
+	kpdelay_unregister(&kpdelay_after);
+	kpdelay_unregister(&kpdelay_learn);
+	kpdelay_unregister(&kpdelay_watch);
 }
 
 module_init(kpdelay_init);

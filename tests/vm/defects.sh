@@ -386,6 +386,45 @@ t_orphan_window() {
 }
 want orphan && kp_test orphan-child-window t_orphan_window
 
+# 5. A CQ's handler in flight when the CQ goes: rxe before 6.4 calls it
+# from a tasklet of the CQ's own, which destroying the CQ does not kill (a
+# KASAN use-after-free in __tasklet_schedule_common on a loaded machine).
+# kpdelay holds that tasklet 100 ms at its entry once a teardown has
+# begun (rdma_disconnect) and counts the CQs destroyed meanwhile whose
+# tasklet it holds (the tasklet's offset in the CQ learnt from the
+# handler it calls with the ib_cq, kp_cq_handler).  Ping sleeps on
+# completion events, so both sides' CQs are armed when the other side
+# goes and the drain's flushed receives spend the arm.
+t_cq_handler_in_flight() {
+	if ! grep -q ' rxe_send_complete' /proc/kallsyms; then
+		kp_log "cq-handler-in-flight: rxe calls CQ handlers without a tasklet here (6.4 on): no window"
+		return 0
+	fi
+	r=0 held=0
+	while [ $r -lt 6 ]; do
+		PORT=$((PORT + 1))
+		insmod $KP/kpdelay.ko sym=rxe_send_complete ms=100 after=rdma_disconnect \
+			learn=kp_cq_handler watch=rxe_destroy_cq ||
+			{ kp_why "insmod kpdelay"; return 1; }
+		kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,size=64,count=10,validate"
+		hits=$(cat /sys/module/kpdelay/parameters/hits)
+		ov=$(cat /sys/module/kpdelay/parameters/overlaps)
+		off=$(cat /sys/module/kpdelay/parameters/offset)
+		rmmod kpdelay
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "round $r: server $SRV, client $CLI"; return 1; }
+		[ "$off" -ge 0 ] || { kp_why "round $r: the tasklet's place in the CQ was not learnt"; return 1; }
+		[ "$ov" = 0 ] ||
+			{ kp_why "round $r: $ov CQs destroyed while their handler's tasklet was held ($hits held)"; return 1; }
+		held=$((held + hits))
+		r=$((r + 1))
+	done
+	kp_log "cq-handler-in-flight: $r rounds, $held CQ handlers held in teardowns, none destroyed under them (tasklet at +$off)"
+	[ $held -gt 0 ] || { kp_why "no CQ handler was held in a teardown: nothing raced"; return 1; }
+	kp_idle "the CQ handler rounds"
+}
+want teardown && kp_test cq-handler-in-flight t_cq_handler_in_flight
+
 t_end() {
 	rmmod krping_npu || { kp_why "rmmod krping_npu"; return 1; }
 }
