@@ -1,5 +1,6 @@
 # Two-VM tests, host A (server, 192.0.2.1): serves a validated ping, then
-# serves a bandwidth test and powers itself off in the middle of it.
+# serves a bandwidth test and writes one to B's server, and powers itself
+# off in the middle of both.
 . /lib/kp/lib.sh
 cp /root/kpwrite /root/npu_launch /usr/bin/
 
@@ -28,10 +29,22 @@ t_serve_launch() {
 }
 kp_test a-serve-launch-ping-npu t_serve_launch
 
-# serve bw; once the client is connected, give it 3 s, then power off
+# serve bw to B and write bw to B's server at once; once both run, give
+# them 3 s, then power off: B's client sees its server go, and B's server
+# its client (issue 28: it must tell by its probes, not by a bound)
 kpwrite "server,addr=192.0.2.1,port=9901,timeout=300000" > /dev/null &
+( i=0
+  while [ $i -lt 120 ]; do
+	out=$(kpwrite "client,addr=192.0.2.2,port=9903,bw,size=65536,count=100000000,timeout=3000")
+	case $out in errno=110|errno=111|errno=113) ;; *) break ;; esac
+	sleep 1; i=$((i + 1))
+  done ) &
 i=0
-while [ "$(kp_col 3 5)" != rxe0 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt 1200 ]; do
+	[ "$(kp_col 3 5)" = rxe0 ] &&
+		awk '$2 == "client" && $5 == "rxe0" { f = 1 } END { exit !f }' /proc/krping_npu && break
+	sleep 0.1; i=$((i + 1))
+done
 sleep 3
-echo "KPLOG a: powering off in the middle of the bw test"
+echo "KPLOG a: powering off in the middle of both bw tests"
 poweroff -f

@@ -1,5 +1,6 @@
 # Two-VM tests, host B (client, 192.0.2.2): a validated ping in NPU memory
-# across the wire, then a bandwidth test whose server VM powers off.
+# across the wire, then two bandwidth tests, as client and as server,
+# whose other side's VM powers off.
 . /lib/kp/lib.sh
 cp /root/kpwrite /root/npu_launch /usr/bin/
 now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
@@ -10,6 +11,11 @@ t_setup() {
 	kp_peer_load || { kp_why "insmod npu_peer_mem"; return 1; }
 }
 kp_test b-setup t_setup
+
+# the bw server for A's client, probing each second (probe=1000, the
+# default): A connects once it has served its pings
+kpwrite "server,addr=192.0.2.2,port=9903,timeout=300000,probe=1000" > /tmp/srv9903.out 2>&1 &
+SRV9903=$!
 
 # kp_client_retry OPTS RETRY_ERRNOS: retry while the other side is not
 # there yet (booting: 110/113; not listening: 111), up to 2 minutes
@@ -50,7 +56,8 @@ t_launch_ping() {
 }
 kp_test b-launch-ping-npu-two-hosts t_launch_ping
 
-# the server VM powers off mid-run: the client fails, bounded, and cleans up
+# the server VM powers off mid-run: the client fails, bounded (what it
+# leaves behind is checked with the next test's)
 t_server_gone() {
 	t0=$(now_ms)
 	# A is up (it served the ping); only its next listen may lag behind
@@ -63,10 +70,31 @@ t_server_gone() {
 	# 3 s of traffic, then at most the 3 s timeout plus RC retries
 	[ $dt -le 30000 ] || { kp_why "took $dt ms"; return 1; }
 	kp_log "b: server VM gone: client $out after $dt ms"
+	# what is left behind: checked once the server for A has ended too
+}
+kp_test b-server-vm-powered-off t_server_gone
+
+# ... and the client VM powered off mid-bw: the server, which only waits
+# while A writes, finds it gone by its probes: -EHOSTDOWN, one line
+# naming why and how long A was silent, at most 3 probe intervals and
+# the QP's retries (7, rxe's timeout; measured at about 4.6 s on one
+# host) after A's last sign of life; nothing left behind
+t_client_gone() {
+	i=0
+	while kill -0 $SRV9903 2> /dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -0 $SRV9903 2> /dev/null && { kp_why "the server still waits 60 s after the client's end"; return 1; }
+	wait $SRV9903
+	[ "$(cat /tmp/srv9903.out)" = "errno=112" ] ||
+		{ kp_why "server: $(cat /tmp/srv9903.out), want errno=112 (EHOSTDOWN)"; return 1; }
+	line=$(dmesg | grep "peer not answering: " | tail -1)
+	ms=$(echo "$line" | sed -n 's/.* after \([0-9]*\) ms$/\1/p')
+	[ -n "$ms" ] || { kp_why "no 'peer not answering ... after N ms' line: $line"; return 1; }
+	[ "$ms" -le $((3 * 1000 + 15000)) ] || { kp_why "A silent $ms ms before the server gave up: $line"; return 1; }
+	kp_log "b: client VM gone: server errno=112, ${line#*: }"
 	[ "$(sed -n 's/^live //p' /proc/krping_npu)" = "tests=0 cm_ids=0 qps=0 buffers=0" ] ||
 		{ kp_why "left: $(sed -n 's/^live //p' /proc/krping_npu)"; return 1; }
 }
-kp_test b-server-vm-powered-off t_server_gone
+kp_test b-client-vm-powered-off t_client_gone
 
 t_end() {
 	rmmod krping_npu && rmmod npu_peer_mem || { kp_why "rmmod"; return 1; }
