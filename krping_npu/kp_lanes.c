@@ -234,16 +234,48 @@ int kp_lanes_cpus(struct kp_test *t)
 }
 
 /*
- * How long the threads may take, at most: the timeout, the duration, and
- * 1 ms per message and per 64 KiB moved of every connection.
+ * The threads' progress, for the writer's wait: their streams' passes
+ * with a completion (read while they run: only whether it moved counts).
  */
-static u32 kp_lanes_bound_ms(struct kp_test *t)
+static u64 kp_lanes_moved(struct kp_test *t)
 {
-	u64 msgs = (u64)(t->count + t->opts.warmup) * t->nconns;
-	u64 ms = t->opts.timeout_ms + (u64)t->duration_s * MSEC_PER_SEC +
-		 msgs + (msgs * t->size >> 16);
+	u64 sum = 0;
+	u32 i;
 
-	return (u32)min_t(u64, ms, U32_MAX / 2);
+	for (i = 0; i < t->nconns; i++)
+		sum += READ_ONCE(t->conns[i]->stream.run.iters);
+	return sum;
+}
+
+/*
+ * The writer waits while the threads move.  Each thread's own waits are
+ * bounded (kp_lanes_drive(): the timeout with no completion on any of its
+ * connections) and report themselves; this bound, twice the timeout and a
+ * second with no pass of any thread, is only the safety net behind them,
+ * and no assumed rate: a slow run may take as long as it moves.
+ */
+static int kp_lanes_wait(struct kp_test *t, struct kp_lanes_thread *th, u32 n)
+{
+	u32 ms = 2 * t->opts.timeout_ms + MSEC_PER_SEC;
+	u64 moved = kp_lanes_moved(t), now;
+	long left;
+
+	for (;;) {
+		left = wait_event_interruptible_timeout(t->wq,
+							kp_lanes_threads_done(th, n),
+							msecs_to_jiffies(ms));
+		if (left < 0)
+			return -EINTR;
+		if (left)
+			return 0;
+		now = kp_lanes_moved(t);
+		if (now == moved) {
+			kp_err(t, "cpus: no thread moved for %u ms (the bound: twice the timeout and 1 s)",
+			       ms);
+			return -ETIMEDOUT;
+		}
+		moved = now;
+	}
 }
 
 /*
@@ -281,21 +313,9 @@ static int kp_lanes_threads(struct kp_test *t)
 		th[i].task = task;
 	}
 	if (!ret) {
-		unsigned long bound = msecs_to_jiffies(kp_lanes_bound_ms(t));
-		long left;
-
 		for (i = 0; i < n; i++)
 			wake_up_process(th[i].task);
-		left = wait_event_interruptible_timeout(t->wq,
-							kp_lanes_threads_done(th, n),
-							bound);
-		if (left < 0) {
-			ret = -EINTR;
-		} else if (!left) {
-			kp_err(t, "cpus: the threads are not done after %u ms",
-			       kp_lanes_bound_ms(t));
-			ret = -ETIMEDOUT;
-		}
+		ret = kp_lanes_wait(t, th, n);
 	}
 	/*
 	 * A thread never woken ends at kthread_stop() without running; one
