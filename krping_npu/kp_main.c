@@ -51,6 +51,22 @@ module_param_cb(npu_bar_virt_dma, &kp_fact_ops, KP_NPU_BAR_VIRT_DMA, 0444);
 MODULE_PARM_DESC(npu_bar_virt_dma,
 		 "NPU memory behind a BAR on rxe/siw: memremap (served) or refused (read only)");
 
+/* Counters since the load, read only as the facts are: probes_*. */
+static int kp_count_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%d\n",
+			 atomic_read((const atomic_t *)kp->arg));
+}
+
+static const struct kernel_param_ops kp_count_ops = {
+	.set = kp_fact_set,
+	.get = kp_count_get,
+};
+module_param_cb(probes_answered, &kp_count_ops, &kp_probe_count.answered, 0444);
+MODULE_PARM_DESC(probes_answered, "liveness probes the peers answered (read only)");
+module_param_cb(probes_lost, &kp_count_ops, &kp_probe_count.lost, 0444);
+MODULE_PARM_DESC(probes_lost, "waits ended by a peer not answering (read only)");
+
 static int kp_run(const struct kp_opts *o)
 {
 	struct kp_record *rec;

@@ -775,8 +775,11 @@ static int kp_cq_poll(struct kp_conn *c, struct ib_wc *wc, int max)
 }
 
 /* A wait on the peer ends: it is gone.  One line, with how long it was silent. */
+struct kp_probe_count kp_probe_count;
+
 static int kp_peer_lost(struct kp_conn *c, const char *why, int err)
 {
+	atomic_inc(&kp_probe_count.lost);
 	kp_err(c->t, "peer not answering: %s after %llu ms", why,
 	       div_u64(ktime_get_ns() - c->alive_at, NSEC_PER_MSEC));
 	return err;
@@ -878,6 +881,7 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 		if (wc[i].wr_id == KP_WR_PROBE) {
 			c->probe_out = false;
 			c->probes++;
+			atomic_inc(&kp_probe_count.answered);
 			continue;
 		}
 		if (wc[i].wr_id == KP_WR_SEND)

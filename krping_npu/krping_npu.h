@@ -448,6 +448,18 @@ struct kp_live {
 
 extern struct kp_live kp_live;
 
+/*
+ * Liveness probes since the module was loaded (probe=, kp_verbs.c), for
+ * env.txt: those the peer answered, and the waits that ended with a peer
+ * not answering.
+ */
+struct kp_probe_count {
+	atomic_t answered;
+	atomic_t lost;
+};
+
+extern struct kp_probe_count kp_probe_count;
+
 /* kp_rec.c: the record store */
 struct seq_file;
 struct kp_record *kp_rec_new(const struct kp_opts *o);
