@@ -44,7 +44,10 @@ static void kp_lanes_yield(struct kp_test *t, u32 first, u32 step)
  * With no progress anywhere it spins, and gives the CPU up only once the
  * wait is KP_LATE_US old; otherwise between passes, one in
  * KP_YIELD_EVERY or one KP_LATE_US after the last yield.  A stop is
- * heard every pass; the timeout with no progress ends it.
+ * heard every pass; the timeout with no progress ends it, unless the
+ * connections wait on their peers (kp_probe_begin()): then each probe
+ * interval with no progress probes every unfinished one, and the wait
+ * goes on while they answer.
  */
 int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 		   int (*fn)(struct kp_conn *c))
@@ -100,8 +103,20 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 			idle_since = ktime_get_ns();
 			continue;
 		}
-		if (ktime_get_ns() - idle_since >
-		    (u64)t->opts.timeout_ms * NSEC_PER_MSEC) {
+		if (t->conns[first]->probing) {
+			if (ktime_get_ns() - idle_since >
+			    (u64)t->opts.probe_ms * NSEC_PER_MSEC) {
+				for (i = first; i < t->nconns; i += step) {
+					if (t->conns[i]->stream.over)
+						continue;
+					ret = kp_probe_tick(t->conns[i]);
+					if (ret)
+						return ret;
+				}
+				idle_since = ktime_get_ns();
+			}
+		} else if (ktime_get_ns() - idle_since >
+			   (u64)t->opts.timeout_ms * NSEC_PER_MSEC) {
 			kp_err(t, "qps: no completion on any of connections %u+%u within %u ms",
 			       first, step, t->opts.timeout_ms);
 			return -ETIMEDOUT;

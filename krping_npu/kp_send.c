@@ -208,17 +208,19 @@ int kp_send_sink(struct kp_test *t)
 	u32 i;
 	int ret = 0;
 
-	for (i = 0; i < t->nconns; i++)
+	/* the clients' messages, for as long as they answer probes */
+	for (i = 0; i < t->nconns; i++) {
 		kp_stream_reset(&t->conns[i]->stream);
+		kp_probe_begin(t->conns[i]);
+	}
 	if (t->nconns > 1)
 		ret = kp_lanes_drive(t, 0, 1, kp_send_sink_now);
-	/* one connection: the client's messages, while it answers probes */
-	kp_probe_begin(c0);
 	while (!ret && !c0->stream.over) {
 		ret = kp_send_sink_step(c0, true);
 		ret = min(ret, 0);
 	}
-	kp_probe_end(c0);
+	for (i = 0; i < t->nconns; i++)
+		kp_probe_end(t->conns[i]);
 	if (ret)
 		return ret;
 	for (i = 0; i < t->nconns; i++)

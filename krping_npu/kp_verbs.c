@@ -845,6 +845,15 @@ static int kp_slice_over(struct kp_conn *c)
 }
 
 /*
+ * A wait on the peers of several connections (kp_lanes_drive()) went a
+ * probe interval without a completion: probe @c as kp_poll() would.
+ */
+int kp_probe_tick(struct kp_conn *c)
+{
+	return kp_slice_over(c);
+}
+
+/*
  * @n completions reaped into @wc: any error ends the test; the send
  * queue's and the receive queue's bookkeeping and the counters follow.
  * A probe's answer is taken out.  Returns the completions left in @wc.

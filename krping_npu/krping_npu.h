@@ -508,6 +508,7 @@ void kp_get_info(struct kp_conn *c, const struct kp_rdma_info *info);
 int kp_cm_check(struct kp_conn *c);
 void kp_probe_begin(struct kp_conn *c);
 void kp_probe_end(struct kp_conn *c);
+int kp_probe_tick(struct kp_conn *c);
 
 void *kp_buf_cpu(struct kp_buf *b);
 int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len);

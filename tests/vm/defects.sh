@@ -210,10 +210,49 @@ t_peer_vanished() {
 	sleep 2
 	kp_idle "the vanished peer"
 }
+# bw,send over 2 QPs, the client stalled 3 s at the start of its streams
+# (kpdelay holds its first two steps 1.5 s each): the server's sink, which
+# waits on both connections at once, probes them and waits as long as the
+# client answers; with probe=0 it gives up after its 500 ms timeout
+t_sink_qps_slow() {
+	probe=$1 want_srv=$2
+	PORT=$((PORT + 1))
+	base=$(kp_last_id)
+	cp /usr/bin/kpwrite /usr/bin/kpcli
+	insmod $KP/kpdelay.ko sym=kp_bw_step ms=1500 comm=kpcli max=2 ||
+		{ kp_why "insmod kpdelay"; return 1; }
+	kpwrite "server,addr=$A,port=$PORT,timeout=500$probe" > /tmp/srv.out 2>&1 &
+	sp=$!
+	i=0
+	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.2
+	out=$(kpcli "client,addr=$A,port=$PORT,bw,send,qps=2,size=4096,count=100,timeout=5000")
+	wait $sp
+	hits=$(cat /sys/module/kpdelay/parameters/hits)
+	rmmod kpdelay
+	srv=$(cat /tmp/srv.out)
+	[ "$hits" = 2 ] || { kp_why "the client was held $hits times, want 2"; return 1; }
+	case "$srv" in $want_srv) ;; *) kp_why "server: $srv, want $want_srv (client: $out)"; return 1 ;; esac
+	if [ "$probe" != ",probe=0" ]; then
+		[ "$out" != "${out#ret=}" ] || { kp_why "client: $out"; return 1; }
+		sid=$(kp_new_id "$base" server)
+		res=$(kp_res "$sid")
+		m=$(echo "$res" | sed -n 's/^bw_send served #bytes=4096 #messages=\([0-9]*\) #qps=2$/\1/p')
+		[ -n "$m" ] && [ "$m" -ge 200 ] || { kp_why "server's result: $res, want 2 x 100 messages at least"; return 1; }
+		n=$(dmesg | sed -n "s/.*krping_npu $sid: connection [01]: \([0-9]*\) probes answered while waiting on the peer/\1/p" |
+			awk '{ s += $1 } END { print s + 0 }')
+		[ "$n" -ge 2 ] || { kp_why "probes answered: $n, want at least 2"; return 1; }
+		kp_log "sink-qps-slow: the server waited out a 3 s stall on 2 QPs, $n probes answered"
+	fi
+	sleep 1
+	kp_idle "the stalled qps=2 client"
+}
 if want liveness; then
 	kp_test peer-slow-probed t_peer_slow ",probe=500" "ret=*"
 	kp_test peer-slow-probe-off t_peer_slow ",probe=0" "errno=110"
 	kp_test peer-vanished t_peer_vanished
+	kp_test sink-qps2-slow-probed t_sink_qps_slow ",probe=500" "ret=*"
+	kp_test sink-qps2-slow-probe-off t_sink_qps_slow ",probe=0" "errno=110"
 fi
 if want wire; then
 	kp_test wire-ack-status-minus-one t_ack_status 0xffffffff
