@@ -35,7 +35,7 @@ kp_test a-serve-launch-ping-npu t_serve_launch
 kpwrite "server,addr=192.0.2.1,port=9901,timeout=300000" > /dev/null &
 ( i=0
   while [ $i -lt 120 ]; do
-	out=$(kpwrite "client,addr=192.0.2.2,port=9903,bw,size=65536,count=100000000,timeout=3000")
+	out=$(kpwrite "client,addr=192.0.2.2,port=9903,bw,size=65536,count=1000000,timeout=3000")
 	case $out in errno=110|errno=111|errno=113) ;; *) break ;; esac
 	sleep 1; i=$((i + 1))
   done ) &
