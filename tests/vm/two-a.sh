@@ -33,6 +33,8 @@ kp_test a-serve-launch-ping-npu t_serve_launch
 # them 3 s, then power off: B's client sees its server go, and B's server
 # its client (issue 28: it must tell by its probes, not by a bound)
 kpwrite "server,addr=192.0.2.1,port=9901,timeout=300000" > /dev/null &
+i=0
+while [ "$(kp_col 3 2)" != server ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 ( i=0
   while [ $i -lt 120 ]; do
 	out=$(kpwrite "client,addr=192.0.2.2,port=9903,bw,size=65536,count=1000000,timeout=3000")
