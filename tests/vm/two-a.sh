@@ -44,7 +44,7 @@ while [ "$(kp_col 3 2)" != server ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)
 i=0
 while [ $i -lt 1200 ]; do
 	[ "$(kp_col 3 5)" = rxe0 ] &&
-		awk '$2 == "client" && $5 == "rxe0" { f = 1 } END { exit !f }' /proc/krping_npu && break
+		awk '$2 == "client" && $5 == "rxe0" && $6 == "running" { f = 1 } END { exit !f }' /proc/krping_npu && break
 	sleep 0.1; i=$((i + 1))
 done
 sleep 3
