@@ -188,8 +188,15 @@ static bool kp_drain(struct kp_conn *c)
 	struct ib_wc wc[8];
 	int n, i;
 
-	if (ib_modify_qp(c->qp, &attr, IB_QP_STATE))
-		kp_err(c->t, "drain: the QP does not enter the error state");
+	/*
+	 * The markers are flushed where they are posted, never sent: only
+	 * in the error state (the WRITE names no remote buffer).  A QP that
+	 * refuses it gets nothing posted, and goes with what it holds.
+	 */
+	if (ib_modify_qp(c->qp, &attr, IB_QP_STATE)) {
+		kp_err(c->t, "drain: the QP does not enter the error state: not drained");
+		return false;
+	}
 	sq = !ib_post_send(c->qp, &swr.wr, &sbad);
 	rq = !ib_post_recv(c->qp, &rwr, &rbad);
 	while (sq || rq) {
