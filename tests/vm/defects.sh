@@ -1,14 +1,15 @@
 # VM tests of the defects found in review (issue: defects found in a
 # review of the landed code): each one failed before its fix.
-# /root/only (optional) sets ONLY="name ..." to run some sections.
+# /root/only (optional) sets ONLY="name ..." to run some sections, as
+# does ONLY=name,... in the lane's knobs (KP_LANE_ENV, tests/drivers/test-kernel).
 . /lib/kp/lib.sh
 cp /root/kpwrite /root/kprogue /usr/bin/
 A=192.0.2.1
 PORT=9800
 MB4=4194304
-ONLY=""
+ONLY=${ONLY:-}
 [ -f /root/only ] && . /root/only
-want() { [ -z "$ONLY" ] || echo " $ONLY " | grep -q " $1 "; }
+want() { [ -z "$ONLY" ] || echo " $ONLY " | tr , ' ' | grep -q " $1 "; }
 
 t_setup() {
 	kp_rxe_up || { kp_why "rxe0"; return 1; }
