@@ -861,6 +861,24 @@ int kp_probe_tick(struct kp_conn *c)
 }
 
 /*
+ * A flushed completion: the QP went to the error state.  The CM's word
+ * on why, a disconnect, may come after it: siw flushes as the peer's
+ * socket closes, before its DISCONNECTED.  Wait for that word a bounded
+ * while (KP_FLUSH_WHY_MS); true once the CM (or a freed NPU buffer)
+ * explains the flush.
+ */
+static bool kp_flush_why(struct kp_conn *c)
+{
+	if (kp_cm_check(c))
+		return true;
+	wait_event_interruptible_timeout(c->t->wq,
+			READ_ONCE(c->cm_state) >= KP_CM_DISCONNECTED ||
+			READ_ONCE(c->t->conn_down),
+			msecs_to_jiffies(KP_FLUSH_WHY_MS));
+	return kp_cm_check(c) != 0;
+}
+
+/*
  * @n completions reaped into @wc: any error ends the test; the send
  * queue's and the receive queue's bookkeeping and the counters follow.
  * A probe's answer is taken out.  Returns the completions left in @wc.
@@ -872,7 +890,7 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 	for (i = 0; i < n; i++) {
 		if (wc[i].status != IB_WC_SUCCESS) {
 			if (wc[i].status == IB_WC_WR_FLUSH_ERR &&
-			    kp_cm_check(c))
+			    kp_flush_why(c))
 				return kp_cm_check(c);
 			/*
 			 * A probe failed on its own (retries exhausted): the

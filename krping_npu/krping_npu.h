@@ -35,6 +35,7 @@
 #define KP_MAX_INLINE		220	/* inline writes, as perftest on mlx5 */
 #define KP_DRAIN_MS		2000	/* teardown: flushing the QP, the last sends */
 #define KP_QUIESCE_MS		100	/* teardown: a CQ handler already queued */
+#define KP_FLUSH_WHY_MS		1000	/* a flush: the CM's disconnect after it */
 /*
  * probe=: a probe's own bound.  The device ends a probe to a peer that is
  * gone with an error after the QP's retries (seconds); this is the safety

@@ -465,6 +465,33 @@ t_cq_handler_in_flight() {
 }
 want teardown && kp_test cq-handler-in-flight t_cq_handler_in_flight
 
+# 11. siw flushes a QP when the peer's socket closes, which may be before
+# the CM's DISCONNECTED: a ping the client ends (as rping's) must still end
+# cleanly on the server.  siw0 on its own dummy netdev, 20 sessions.
+t_siw_clean_end() {
+	if ! modprobe siw 2> /dev/null; then
+		kp_log "siw-clean-end: no siw module in this kernel"
+		return 0
+	fi
+	ip link add d1 type dummy && ip addr add 192.0.3.1/24 dev d1 && ip link set d1 up &&
+		rdma link add siw0 type siw netdev d1 || { kp_why "siw0 on d1"; return 1; }
+	r=0 rc=0
+	while [ $r -lt 20 ]; do
+		PORT=$((PORT + 1))
+		kp_pair "addr=192.0.3.1,port=$PORT" "addr=192.0.3.1,port=$PORT,size=4096,count=20,validate"
+		sres=$(kp_res "$SID")
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] &&
+			[ "$(kp_res "$CID")" = "ping #bytes=4096 rounds=20 validated=yes" ] &&
+			[ "${sres#ping #bytes=4096 rounds=20 }" != "$sres" ] ||
+			{ kp_why "session $r: server $SRV ($(kp_res "$SID")), client $CLI ($(kp_res "$CID"))"; rc=1; break; }
+		[ "$(kp_col "$SID" 5)" = siw0 ] || { kp_why "session $r ran on $(kp_col "$SID" 5)"; rc=1; break; }
+		r=$((r + 1))
+	done
+	rdma link delete siw0 && ip link del d1 && rmmod siw || { kp_why "siw0 away"; return 1; }
+	[ $rc = 0 ] && kp_idle "the siw sessions"
+}
+want siw && kp_test siw-clean-end t_siw_clean_end
+
 t_end() {
 	rmmod krping_npu || { kp_why "rmmod krping_npu"; return 1; }
 }
