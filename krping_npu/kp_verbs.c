@@ -781,9 +781,9 @@ static int kp_cq_poll(struct kp_conn *c, struct ib_wc *wc, int max)
 	return n;
 }
 
-/* A wait on the peer ends: it is gone.  One line, with how long it was silent. */
 struct kp_probe_count kp_probe_count;
 
+/* A wait on the peer ends: it is gone.  One line, with how long it was silent. */
 static int kp_peer_lost(struct kp_conn *c, const char *why, int err)
 {
 	atomic_inc(&kp_probe_count.lost);
