@@ -47,6 +47,9 @@ static void kp_qp_event(struct ib_event *ev, void *ctx)
 		rdma_notify(c->child_id ?: c->cm_id, IB_EVENT_COMM_EST);
 		return;
 	}
+	/* siw says so once a QP in the error state has flushed: no news */
+	if (ev->event == IB_EVENT_SQ_DRAINED)
+		return;
 	pr_err(KP_NAME " %u: QP event %s\n", c->t->rec->id,
 	       ib_event_msg(ev->event));
 }
