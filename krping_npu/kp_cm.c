@@ -209,7 +209,14 @@ static void kp_conn_param(struct kp_conn *c, struct rdma_conn_param *p)
 	memset(p, 0, sizeof(*p));
 	p->responder_resources = c->rd_atom;
 	p->initiator_depth = c->rd_atom;
-	p->retry_count = 7;
+	/*
+	 * Transport retries: 6, not 7.  rxe reads 7 as "retry for ever"
+	 * (IBTA's infinite value for RNR retries, not for these), so a QP
+	 * whose peer's host died would never fail and a probe would never
+	 * tell (both QPs take the client's value from its REQ).  RNR
+	 * retries stay infinite: a receiver only late to post is alive.
+	 */
+	p->retry_count = 6;
 	p->rnr_retry_count = 7;
 }
 
