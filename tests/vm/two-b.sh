@@ -77,9 +77,10 @@ kp_test b-server-vm-powered-off t_server_gone
 # ... and the client VM powered off mid-bw: the server, which only waits
 # while A writes, finds it gone by its probes: -EHOSTDOWN, one line
 # naming why and how long A was silent, at most 3 probe intervals and
-# the QP's retry time after A's last sign of life: the first ack timeout
-# and 6 retries, 2.15 s each here (rdma_cm's ack timeout 19 for RoCE on
-# rxe: 4.096 us x 2^19), 17.2 s; 16.0 s measured.  Nothing left behind.
+# the QP's retry time after A's last sign of life: the first send and 6
+# retries, 7 ack timeouts of 2.15 s here (rdma_cm's ack timeout 19 for
+# RoCE on rxe: 4.096 us x 2^19), 15.0 s; 16.0 s measured from the last
+# answered probe.  Nothing left behind.
 t_client_gone() {
 	i=0
 	while kill -0 $SRV9903 2> /dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
