@@ -875,9 +875,9 @@ static bool kp_flush_why(struct kp_conn *c)
 	if (kp_cm_check(c))
 		return true;
 	wait_event_interruptible_timeout(c->t->wq,
-			READ_ONCE(c->cm_state) >= KP_CM_DISCONNECTED ||
-			READ_ONCE(c->t->conn_down),
-			msecs_to_jiffies(KP_FLUSH_WHY_MS));
+					 READ_ONCE(c->cm_state) >= KP_CM_DISCONNECTED ||
+					 READ_ONCE(c->t->conn_down),
+					 msecs_to_jiffies(KP_FLUSH_WHY_MS));
 	return kp_cm_check(c) != 0;
 }
 
