@@ -116,9 +116,10 @@ t_mr_exact() {
 # receives, skips for a side with no data receives, and a data message of
 # the wrong length after the skips; each refused or failed with -EPROTO
 t_skips() {
-	mode=$1 skip=$2 expect=$3 dmesg_want=$4
+	mode=$1 skip=$2 expect=$3 dmesg_want=$4 expect_too=${5:-}
 	rogue_client "timeout=3000" skips "$mode" "$skip" 64
-	[ "$out" = "$expect" ] || { kp_why "client: $out, want $expect"; return 1; }
+	[ "$out" = "$expect" ] || [ "$out" = "$expect_too" ] ||
+		{ kp_why "client: $out, want $expect"; return 1; }
 	[ "$(cat /tmp/srv.out)" = "errno=71" ] || { kp_why "server: $(cat /tmp/srv.out)"; return 1; }
 	dmesg | grep -q "$dmesg_want" || { kp_why "no dmesg line '$dmesg_want'"; return 1; }
 	kp_idle "the skips test"
@@ -127,7 +128,11 @@ if want skips; then
 	# enum kp_mode: 6 slat, 7 bw_send
 	kp_test skips-slat-too-many t_skips 6 17 "status=71 skip=0 data=-" "peer asks for 17 skips, at most 16"
 	kp_test skips-bw-send-client t_skips 7 1 "status=71 skip=0 data=-" "peer asks for 1 skips, at most 0"
-	kp_test skips-slat-short-data t_skips 6 0 "status=0 skip=16 data=success" "data message of 32 bytes (want 64), 0 skips due"
+	# the short message arrives (the server names it); whether its ACK
+	# leaves before the server's QP goes to error is timing: kprogue
+	# retries once, which a debug kernel may not answer in time
+	kp_test skips-slat-short-data t_skips 6 0 "status=0 skip=16 data=success" "data message of 32 bytes (want 64), 0 skips due" \
+		"status=0 skip=16 data=transport retry counter exceeded"
 	kp_test skips-bw-send-short-data t_skips 7 0 "status=0 skip=16 data=success" "data message of 32 bytes (want 64), 0 skips due"
 fi
 
@@ -161,21 +166,22 @@ t_ping_zero() {
 	dmesg | grep -q "round 1: client offers 0 bytes, buffer is 64" || { kp_why "no dmesg line"; return 1; }
 	kp_idle "the zero-size ping"
 }
-# A peer alive but slow: the client's FIN comes 3 s after the server's
-# ACK, six times the old bound of the server's wait (timeout=500: 501 ms
-# for one 64-byte message).  Probing each 500 ms the server waits it out
-# (and says how many were answered); with probe=0 it fails as before,
-# -ETIMEDOUT.
+# A peer alive but slow: the client's FIN comes 5 s after the server's
+# ACK, 2.5 times the old bound of the server's wait (timeout=2000: 2001
+# ms for one 64-byte message; the timeout is also the server's wait for
+# kprogue to connect, which a debug kernel takes over a second to start).
+# Probing each 500 ms the server waits it out (and says how many were
+# answered); with probe=0 it fails as before, -ETIMEDOUT.
 t_peer_slow() {
 	probe=$1 want_srv=$2
-	rogue_client "timeout=500$probe" stall 3000 64
+	rogue_client "timeout=2000$probe" stall 5000 64
 	srv=$(cat /tmp/srv.out)
 	case "$srv" in $want_srv) ;; *) kp_why "server: $srv, want $want_srv (client: $out)"; return 1 ;; esac
 	if [ "$probe" != ",probe=0" ]; then
 		[ "$out" = "fin=ok" ] || { kp_why "client: $out"; return 1; }
 		n=$(dmesg | sed -n 's/.*connection 0: \([0-9]*\) probes answered while waiting on the peer/\1/p' | tail -1)
 		[ "${n:-0}" -ge 3 ] || { kp_why "probes answered: '${n:-none}', want at least 3"; return 1; }
-		kp_log "peer-slow: the server waited 3 s for a FIN, $n probes answered"
+		kp_log "peer-slow: the server waited 5 s for a FIN, $n probes answered"
 	fi
 	kp_idle "the slow peer"
 }
@@ -185,7 +191,7 @@ t_peer_slow() {
 # silent; bounded by 3 probe intervals and the QP's retry time
 t_peer_vanished() {
 	PORT=$((PORT + 1))
-	kpwrite "server,addr=$A,port=$PORT,timeout=1000" > /tmp/srv.out &
+	kpwrite "server,addr=$A,port=$PORT,timeout=5000" > /tmp/srv.out &
 	sp=$!
 	i=0
 	while [ $i -lt 50 ]; do
@@ -211,18 +217,18 @@ t_peer_vanished() {
 	sleep 2
 	kp_idle "the vanished peer"
 }
-# bw,send over 2 QPs, the client stalled 3 s at the start of its streams
-# (kpdelay holds its first two steps 1.5 s each): the server's sink, which
+# bw,send over 2 QPs, the client stalled 4 s at the start of its streams
+# (kpdelay holds its first two steps 2 s each): the server's sink, which
 # waits on both connections at once, probes them and waits as long as the
-# client answers; with probe=0 it gives up after its 500 ms timeout
+# client answers; with probe=0 it gives up after its 2 s timeout
 t_sink_qps_slow() {
 	probe=$1 want_srv=$2
 	PORT=$((PORT + 1))
 	base=$(kp_last_id)
 	cp /usr/bin/kpwrite /usr/bin/kpcli
-	insmod $KP/kpdelay.ko sym=kp_bw_step ms=1500 comm=kpcli max=2 ||
+	insmod $KP/kpdelay.ko sym=kp_bw_step ms=2000 comm=kpcli max=2 ||
 		{ kp_why "insmod kpdelay"; return 1; }
-	kpwrite "server,addr=$A,port=$PORT,timeout=500$probe" > /tmp/srv.out 2>&1 &
+	kpwrite "server,addr=$A,port=$PORT,timeout=2000$probe" > /tmp/srv.out 2>&1 &
 	sp=$!
 	i=0
 	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -243,7 +249,7 @@ t_sink_qps_slow() {
 		n=$(dmesg | sed -n "s/.*krping_npu $sid: connection [01]: \([0-9]*\) probes answered while waiting on the peer/\1/p" |
 			awk '{ s += $1 } END { print s + 0 }')
 		[ "$n" -ge 2 ] || { kp_why "probes answered: $n, want at least 2"; return 1; }
-		kp_log "sink-qps-slow: the server waited out a 3 s stall on 2 QPs, $n probes answered"
+		kp_log "sink-qps-slow: the server waited out a 4 s stall on 2 QPs, $n probes answered"
 	fi
 	sleep 1
 	kp_idle "the stalled qps=2 client"
