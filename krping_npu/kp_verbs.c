@@ -872,11 +872,7 @@ int kp_probe_tick(struct kp_conn *c)
  */
 static bool kp_flush_why(struct kp_conn *c)
 {
-	if (kp_cm_check(c))
-		return true;
-	wait_event_interruptible_timeout(c->t->wq,
-					 READ_ONCE(c->cm_state) >= KP_CM_DISCONNECTED ||
-					 READ_ONCE(c->t->conn_down),
+	wait_event_interruptible_timeout(c->t->wq, kp_cm_check(c),
 					 msecs_to_jiffies(KP_FLUSH_WHY_MS));
 	return kp_cm_check(c) != 0;
 }
