@@ -20,6 +20,15 @@
  *   insmod kpdelay.ko sym=rxe_send_complete ms=100 after=rdma_disconnect \
  *          learn=kp_cq_handler watch=rxe_destroy_cq
  *
+ * @fail: instead of delaying it, make the call return this (a negative
+ * errno) without running the function, for callers whose third argument
+ * is @arg2 (any when -1): a device or core refusing one request, e.g. a
+ * QP's move to the error state (ib_modify_qp's mask IB_QP_STATE):
+ *
+ *   insmod kpdelay.ko sym=ib_modify_qp fail=-5 arg2=1 comm=kpcli
+ *
+ * x86-64 and arm64 only; hits then counts the calls refused.
+ *
  * A kprobe handler must not sleep: the wait spins with preemption off,
  * which is what a slow or preempted CPU looks like to the other one.
  */
@@ -28,6 +37,9 @@
 #include <linux/delay.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/err.h>
+#include <linux/linkage.h>
+#include <linux/objtool.h>
 
 static char *sym = "";
 module_param(sym, charp, 0444);
@@ -53,6 +65,12 @@ MODULE_PARM_DESC(learn, "called by sym with its argument's object: teaches the o
 static long offset = -1;
 module_param(offset, long, 0444);
 MODULE_PARM_DESC(offset, "sym's first argument's offset in its object (-1: not learned)");
+static int fail;
+module_param(fail, int, 0444);
+MODULE_PARM_DESC(fail, "return this errno (negative) instead of running sym (0: delay)");
+static long arg2 = -1;
+module_param(arg2, long, 0444);
+MODULE_PARM_DESC(arg2, "only calls whose third argument is this (-1: any)");
 static atomic_t hits = ATOMIC_INIT(0);
 module_param_named(hits, hits.counter, int, 0444);
 MODULE_PARM_DESC(hits, "delays made");
@@ -67,6 +85,40 @@ static bool begun;
 /* sym's last first argument on this CPU, for @learn */
 static DEFINE_PER_CPU(unsigned long, last_arg);
 
+#if defined(CONFIG_X86_64)
+/*
+ * Where a refused call resumes: it returns to sym's caller at once, with
+ * the stack as sym found it.  Reached by the kprobe's return to regs->ip,
+ * never called: no ENDBR.
+ */
+asmlinkage void kpdelay_return(void);
+asm(".text\n"
+    ".type kpdelay_return, @function\n"
+    "kpdelay_return:\n"
+    ANNOTATE_NOENDBR
+    ASM_RET
+    ".size kpdelay_return, .-kpdelay_return\n");
+
+static void kpdelay_refuse(struct pt_regs *regs)
+{
+	regs->ax = fail;
+	regs->ip = (unsigned long)kpdelay_return;
+}
+#define KPDELAY_CAN_FAIL	1
+#elif defined(CONFIG_ARM64)
+static void kpdelay_refuse(struct pt_regs *regs)
+{
+	regs->regs[0] = fail;
+	instruction_pointer_set(regs, procedure_link_pointer(regs));
+}
+#define KPDELAY_CAN_FAIL	1
+#else
+static void kpdelay_refuse(struct pt_regs *regs)
+{
+}
+#define KPDELAY_CAN_FAIL	0
+#endif
+
 static int kpdelay_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	unsigned long arg = regs_get_kernel_argument(regs, 0);
@@ -77,9 +129,15 @@ static int kpdelay_pre(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	if (*comm && strncmp(current->comm, comm, TASK_COMM_LEN))
 		return 0;
+	if (arg2 != -1 && regs_get_kernel_argument(regs, 2) != arg2)
+		return 0;
 	if (atomic_inc_return(&hits) > max && max) {
 		atomic_dec(&hits);
 		return 0;
+	}
+	if (fail) {
+		kpdelay_refuse(regs);
+		return 1;	/* regs->ip changed: do not step sym */
 	}
 	for (i = 0; i < KPDELAY_SLOTS; i++)
 		if (!cmpxchg(&delaying[i], 0, arg ?: 1))
@@ -163,8 +221,10 @@ static int __init kpdelay_init(void)
 {
 	int ret;
 
-	if (!*sym || ms > 2000 || max < 0)
+	if (!*sym || ms > 2000 || max < 0 || fail > 0 || fail < -MAX_ERRNO)
 		return -EINVAL;
+	if (fail && !KPDELAY_CAN_FAIL)
+		return -EOPNOTSUPP;
 	ret = kpdelay_register(&kpdelay_watch, watch);
 	if (ret)
 		return ret;
@@ -199,5 +259,5 @@ static void __exit kpdelay_exit(void)
 module_init(kpdelay_init);
 module_exit(kpdelay_exit);
 
-MODULE_DESCRIPTION("Test only: delay a function's entry to widen a race window");
+MODULE_DESCRIPTION("Test only: delay or refuse a function's call to widen a race window");
 MODULE_LICENSE("GPL");

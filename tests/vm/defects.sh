@@ -472,6 +472,44 @@ t_cq_handler_in_flight() {
 }
 want teardown && kp_test cq-handler-in-flight t_cq_handler_in_flight
 
+# 5c. A QP that refuses the error state is not drained: the drain's
+# markers would be sent on a live QP (a 0-byte WRITE naming rkey 0 on the
+# wire), and its receive marker would wait out the drain's 2 s bound.
+# kpdelay refuses the client's moves to the error state (ib_modify_qp with
+# the mask IB_QP_STATE alone): rdma_disconnect's, then the drain's.
+t_drain_refused() {
+	PORT=$((PORT + 1))
+	base=$(kp_last_id)
+	cp /usr/bin/kpwrite /usr/bin/kpcli
+	insmod $KP/kpdelay.ko sym=ib_modify_qp fail=-5 arg2=1 comm=kpcli ||
+		{ kp_why "insmod kpdelay fail=-5"; return 1; }
+	kpwrite "server,addr=$A,port=$PORT,timeout=5000" > /tmp/srv.out 2>&1 &
+	sp=$!
+	i=0
+	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.2
+	out=$(kpcli "client,addr=$A,port=$PORT,size=64,count=5,validate,timeout=5000")
+	wait $sp
+	hits=$(cat /sys/module/kpdelay/parameters/hits)
+	rmmod kpdelay
+	cid=$(kp_new_id "$base" client)
+	srv=$(cat /tmp/srv.out)
+	[ "$out" != "${out#ret=}" ] && [ "$srv" != "${srv#ret=}" ] ||
+		{ kp_why "client: $out, server: $srv"; return 1; }
+	[ "$(kp_res "$cid")" = "ping #bytes=64 rounds=5 validated=yes" ] ||
+		{ kp_why "client's result: $(kp_res "$cid")"; return 1; }
+	[ "$hits" -ge 2 ] || { kp_why "$hits moves to the error state refused, want 2 (disconnect, drain)"; return 1; }
+	kp_kmsg > /tmp/kmsg.drain
+	grep -q "krping_npu $cid: drain: the QP does not enter the error state: not drained" /tmp/kmsg.drain ||
+		{ kp_why "no 'not drained' line for test $cid"; return 1; }
+	! grep -q "krping_npu $cid: drain: the QP did not flush" /tmp/kmsg.drain ||
+		{ kp_why "the drain waited on a live QP: $(grep "did not flush" /tmp/kmsg.drain)"; return 1; }
+	kp_log "drain-refused: $hits moves to the error state refused; the live QP was not drained"
+	sleep 1
+	kp_idle "the refused drain"
+}
+want teardown && kp_test drain-refused t_drain_refused
+
 # 11. siw flushes a QP when the peer's socket closes, which may be before
 # the CM's DISCONNECTED: a ping the client ends (as rping's) must still end
 # cleanly on the server.  siw0 on its own dummy netdev, 20 sessions.
