@@ -47,7 +47,7 @@ KP_CC = $$(sed -n 's/^args: //p' $(CURDIR)/build/kcc)
 
 UNIT_SRCS := proc/kp_opts.c proc/kp_report.c proc/kp_payload.c peer_client/npu_reg.c
 UNIT_TESTS := tests/unit/test_opts tests/unit/test_report tests/unit/test_layout \
-	      tests/unit/test_reg
+	      tests/unit/test_reg tests/unit/test_time
 UNIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O1 -g \
 	       -fsanitize=address,undefined -fno-omit-frame-pointer
 
@@ -91,7 +91,7 @@ clean:
 	rm -f Module.symvers modules.order .*.cmd .*.d
 	rm -f $(addsuffix .bin,$(UNIT_TESTS))
 
-tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h peer_client/peer_mem_abi.h peer_client/ascend_hal_abi.h peer_client/npu_reg.h tests/unit/kt.h
+tests/unit/%.bin: tests/unit/%.c $(UNIT_SRCS) proc/*.h peer_client/peer_mem_abi.h peer_client/ascend_hal_abi.h peer_client/npu_reg.h krping_npu/kp_time.h tests/unit/kt.h
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS) -lm
 
 unit: $(addsuffix .bin,$(UNIT_TESTS))

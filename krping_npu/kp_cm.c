@@ -246,9 +246,9 @@ static void kp_disconnect(struct kp_conn *c, struct rdma_cm_id *id)
 /* ... and the CM's word on it: 1 s from @start for every connection. */
 static void kp_disconnect_wait(struct kp_conn *c, unsigned long start)
 {
-	long left = (long)(start + msecs_to_jiffies(1000) - jiffies);
+	long left = kp_time_left(start + msecs_to_jiffies(1000), jiffies);
 
-	if (!READ_ONCE(c->established) || left <= 0)
+	if (!READ_ONCE(c->established) || !left)
 		return;
 	wait_event_timeout(c->t->wq,
 			   READ_ONCE(c->cm_state) >= KP_CM_DISCONNECTED, left);

@@ -1018,8 +1018,8 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 				continue;
 		}
 		/* never a negative timeout: the deadline may have just passed */
-		left = (long)(deadline - jiffies);
-		if (left <= 0) {
+		left = kp_time_left(deadline, jiffies);
+		if (!left) {
 			n = kp_slice_over(c);
 			if (n)
 				return n;

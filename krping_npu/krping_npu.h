@@ -24,6 +24,7 @@
 
 #include "../proc/kp_opts.h"
 #include "../proc/kp_report.h"
+#include "kp_time.h"
 
 #define KP_NAME			"krping_npu"
 #define KP_RESULT_MAX		400
