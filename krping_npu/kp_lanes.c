@@ -41,8 +41,9 @@ static void kp_lanes_yield(struct kp_test *t, u32 first, u32 step)
 /*
  * Step the unfinished connections @first, @first + @step, ... of @t with
  * @fn (>0: progress, 0: none, <0: an error) until each stream is over.
- * With no progress anywhere it spins, and gives the CPU up only once the
- * wait is KP_LATE_US old; otherwise between passes, one in
+ * With no progress anywhere it spins, and gives the CPU up to a task that
+ * waits for it (need_resched()), or once the wait is KP_LATE_US old;
+ * otherwise between passes, one in
  * KP_YIELD_EVERY or one KP_LATE_US after the last yield.  A stop is
  * heard every pass; the timeout with no progress ends it, unless the
  * connections wait on their peers (kp_probe_begin()): then each probe
@@ -120,6 +121,13 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 			kp_err(t, "qps: no completion on any of connections %u+%u within %u ms",
 			       first, step, t->opts.timeout_ms);
 			return -ETIMEDOUT;
+		}
+		if (!late && need_resched()) {
+			for (i = first; i < t->nconns; i += step)
+				t->conns[i]->stream.run.sched_yields++;
+			kp_lanes_yield(t, first, step);
+			yielded = ktime_get_ns();
+			continue;
 		}
 		if (!late) {
 			if (ktime_get_ns() - idle_since <

@@ -166,9 +166,10 @@ void kp_run_end(struct kp_conn *c)
 		return;
 	c->run = NULL;
 	r->timed = false;
-	kp_info(c->t, "%s #bytes=%u: %llu iterations, yielded %llu times between them (one in %u), %llu waits yielded after %u us of busy-polling",
+	kp_info(c->t, "%s #bytes=%u: %llu iterations, yielded %llu times between them (one in %u), %llu waits yielded to a waiting task, %llu after %u us of busy-polling",
 		kp_mode_name(c->t->mode), c->t->size, r->iters,
-		div_u64(r->iters, KP_YIELD_EVERY), KP_YIELD_EVERY, r->late_waits, KP_LATE_US);
+		div_u64(r->iters, KP_YIELD_EVERY), KP_YIELD_EVERY,
+		r->sched_yields, r->late_waits, KP_LATE_US);
 }
 
 /* The CPU the loop runs on now counts for its softirq time. */

@@ -984,9 +984,16 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 				continue;
 			}
 			/*
-			 * A timed wait yields only once it is already late,
-			 * and from then on as any other.
+			 * A timed wait yields to a task waiting for this
+			 * CPU (a software device's worker: what it waits
+			 * for), otherwise only once it is already late, and
+			 * from then on as any other.
 			 */
+			if (c->run && !late && need_resched()) {
+				c->run->sched_yields++;
+				cond_resched();
+				continue;
+			}
 			if (c->run && !late) {
 				u64 now = ktime_get_ns();
 

@@ -47,9 +47,11 @@
 /* kp_poll(): empty polls before sleeping on the CQ */
 #define KP_SPIN_ALWAYS		UINT_MAX	/* busy-poll (perftest's default) */
 /*
- * The measured loops yield the CPU between iterations, once in this many;
- * inside a timed interval a busy-poll yields only once a completion is
- * KP_LATE_US late (and the result's log line counts those waits).
+ * The measured loops yield the CPU between iterations, once in this many.
+ * Inside a timed interval a busy-poll yields when a task waits for its
+ * CPU (need_resched(): a software device's worker is part of the device),
+ * and, as a safety net, once a completion is KP_LATE_US late; the result's
+ * log line counts both.
  */
 #define KP_YIELD_EVERY		64
 #define KP_LATE_US		1000u
@@ -195,7 +197,8 @@ struct kp_run {
 	u64 lat_n;
 	bool timed;		/* between kp_run_begin() and kp_run_end() */
 	u64 iters;		/* kp_loop_yield() calls; one in KP_YIELD_EVERY yields */
-	u64 late_waits;		/* busy-polls that yielded inside an interval */
+	u64 sched_yields;	/* busy-polls yielded to a waiting task */
+	u64 late_waits;		/* busy-polls yielded KP_LATE_US late */
 	u64 thread_ns;		/* bw: the thread's system time at the start */
 };
 
