@@ -49,6 +49,7 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 		kp_bw_track_init(&st->track, st->ring,
 				 c->t->count ? min(c->t->opts.txdepth, c->t->count) :
 				 c->t->opts.txdepth);
+		kp_bw_slots_init(&st->slots, st->slot_buf);
 		kp_run_begin(c, &st->run);
 	}
 	st->now = ktime_get_ns();
@@ -104,6 +105,10 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 			/* this one and every unsignaled one before */
 			u64 last = wc[i].wr_id >> KP_WR_IDX_SHIFT;
 
+			if (timed && last >= st->done)
+				kp_bw_slots_add(&st->slots, st->now,
+						(last + 1 - st->done) *
+						c->t->size);
 			for (; st->done <= last; st->done++)
 				if (timed)
 					kp_bw_track_done(&c->stream.track, st->done,

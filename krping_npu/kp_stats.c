@@ -30,8 +30,9 @@ int kp_stats_alloc(struct kp_conn *c)
 		return 0;
 	if (kp_mode_bw(t->mode)) {
 		st->ring = vmalloc(array_size(KP_BW_RING, sizeof(u64)));
+		st->slot_buf = vmalloc(array_size(KP_BW_SLOTS, sizeof(u64)));
 		st->softirq_ns = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
-		if (!st->ring || !st->softirq_ns ||
+		if (!st->ring || !st->slot_buf || !st->softirq_ns ||
 		    !zalloc_cpumask_var(&st->cpus_run, GFP_KERNEL)) {
 			kp_err(t, "no memory for a bw stream's window and CPU time accounting");
 			kp_stats_free(c);
@@ -79,6 +80,8 @@ void kp_stats_free(struct kp_conn *c)
 
 	vfree(st->ring);
 	st->ring = NULL;
+	vfree(st->slot_buf);
+	st->slot_buf = NULL;
 	if (st->softirq_ns)
 		free_cpumask_var(st->cpus_run);
 	kfree(st->softirq_ns);
@@ -357,6 +360,7 @@ void kp_stats_bw(struct kp_conn *c, u64 n, u64 total_ns)
  * The result of a bw test: of its one connection, or over all its
  * connections, @nthreads threads driving them (connection i by thread
  * i mod @nthreads): the aggregate from the first start to the last end,
+ * its peak that of the summed rate over the longest of their windows,
  * with the CPU time of every thread (each connection of a thread
  * measured it over its own stream: the longest counts), then a line per
  * connection.
@@ -364,7 +368,9 @@ void kp_stats_bw(struct kp_conn *c, u64 n, u64 total_ns)
 int kp_stats_bw_lanes(struct kp_test *t, u32 nthreads)
 {
 	struct kp_result res = { .is_bw = true };
-	u64 start = U64_MAX, end = 0, thread = 0, softirq = 0;
+	u64 start = U64_MAX, end = 0, thread = 0, softirq = 0, window = 0;
+	u64 peak = 0, gpeak = 0, *scratch;
+	struct kp_bw_slots *slots;
 	struct kp_bw_result *qp;
 	u32 i, k;
 	int ret;
@@ -375,15 +381,24 @@ int kp_stats_bw_lanes(struct kp_test *t, u32 nthreads)
 		return kp_add(t, &res);
 	}
 	qp = kcalloc(t->nconns, sizeof(*qp), GFP_KERNEL);
-	if (!qp)
-		return -ENOMEM;
+	slots = kcalloc(t->nconns, sizeof(*slots), GFP_KERNEL);
+	scratch = vmalloc(array_size(2 * KP_BW_SLOTS, sizeof(u64)));
+	if (!qp || !slots || !scratch) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < t->nconns; i++) {
 		const struct kp_stream *st = &t->conns[i]->stream;
 
 		qp[i] = st->res;
+		slots[i] = st->slots;
 		start = min(start, st->run.start_ns);
 		end = max(end, st->end_ns);
+		/* the peak's window: the longest of the connections' own */
+		window = max(window, st->track.best != ~0ull ? st->track.best :
+			     st->end_ns - st->run.start_ns);
 	}
+	kp_bw_slots_peak(slots, t->nconns, window, scratch, &peak, &gpeak);
 	for (k = 0; k < nthreads; k++) {
 		u64 th = 0, si = 0;
 
@@ -394,13 +409,17 @@ int kp_stats_bw_lanes(struct kp_test *t, u32 nthreads)
 		thread += th;
 		softirq += si;
 	}
-	kp_bw_sum(qp, t->nconns, end - start, thread, softirq, &res.bw);
+	kp_bw_sum(qp, t->nconns, end - start, peak, gpeak, thread, softirq,
+		  &res.bw);
 	res.bw.gbits = t->opts.gbits;
 	ret = kp_add(t, &res);
 	for (i = 0; i < t->nconns && !ret; i++) {
 		res.bw = qp[i];
 		ret = kp_add(t, &res);
 	}
+out:
+	vfree(scratch);
+	kfree(slots);
 	kfree(qp);
 	return ret;
 }

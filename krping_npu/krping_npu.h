@@ -220,6 +220,9 @@ struct kp_stream {
 	struct kp_run run;
 	u64 *ring;		/* post times of the last window (KP_BW_RING) */
 	struct kp_bw_track track;
+	/* bytes completed by slot of time (KP_BW_SLOTS), for qps=N's peak */
+	u64 *slot_buf;
+	struct kp_bw_slots slots;
 	/* each CPU's softirq time at the start, and the CPUs run on */
 	u64 *softirq_ns;
 	cpumask_var_t cpus_run;

@@ -340,21 +340,120 @@ void kp_bw_cpu(struct kp_bw_result *r, u64 thread_ns, u64 softirq_ns)
 					       1ull << 30, moved) : 0;
 }
 
-void kp_bw_sum(const struct kp_bw_result *qp, u32 n, u64 total_ns,
-	       u64 thread_ns, u64 softirq_ns, struct kp_bw_result *r)
+void kp_bw_slots_init(struct kp_bw_slots *s, u64 *buf)
 {
-	u64 iters = 0, peak = 0, gpeak = 0;
+	s->bytes = buf;
+	memset(buf, 0, KP_BW_SLOTS * sizeof(*buf));
+	s->base = 0;
+	s->last = 0;
+	s->shift = KP_BW_SLOT_SHIFT;
+	s->used = false;
+}
+
+/* Slots twice as wide: slot a becomes a / 2, in place. */
+static void kp_bw_slots_widen(struct kp_bw_slots *s)
+{
+	u64 nbase = s->base >> 1, v;
 	u32 i;
 
-	for (i = 0; i < n; i++) {
-		iters += qp[i].iters;
-		peak += qp[i].bw_peak_x100;
-		gpeak += qp[i].gbps_peak_x100;
+	for (i = 0; i < KP_BW_SLOTS; i++) {
+		v = s->bytes[i];
+		s->bytes[i] = 0;
+		s->bytes[((s->base + i) >> 1) - nbase] += v;
 	}
+	s->base = nbase;
+	s->last >>= 1;
+	s->shift++;
+}
+
+void kp_bw_slots_add(struct kp_bw_slots *s, u64 ns, u64 bytes)
+{
+	u64 slot = ns >> s->shift;
+
+	if (!s->used) {
+		s->base = slot;
+		s->last = slot;
+		s->used = true;
+	}
+	/* a clock read before the first one's: counted in the first slot */
+	if (slot < s->base)
+		slot = s->base;
+	while (slot - s->base >= KP_BW_SLOTS) {
+		kp_bw_slots_widen(s);
+		slot >>= 1;
+	}
+	if (slot > s->last)
+		s->last = slot;
+	s->bytes[slot - s->base] += bytes;
+}
+
+void kp_bw_slots_peak(const struct kp_bw_slots *s, u32 n, u64 window_ns,
+		      u64 *scratch, u64 *mib_x100, u64 *gbps_x100)
+{
+	u64 lo = ~0ull, hi = 0, span, len, sum = 0, best = 0, j;
+	u32 shift = 0, i;
+
+	*mib_x100 = 0;
+	*gbps_x100 = 0;
+	for (i = 0; i < n; i++)
+		if (s[i].used && s[i].shift > shift)
+			shift = s[i].shift;
+	for (i = 0; i < n; i++) {
+		if (!s[i].used)
+			continue;
+		if ((s[i].base >> (shift - s[i].shift)) < lo)
+			lo = s[i].base >> (shift - s[i].shift);
+		if ((s[i].last >> (shift - s[i].shift)) > hi)
+			hi = s[i].last >> (shift - s[i].shift);
+	}
+	if (lo > hi)
+		return;
+	/* streams far apart in time: wider slots, until the span fits */
+	while (hi - lo >= 2 * KP_BW_SLOTS) {
+		shift++;
+		lo >>= 1;
+		hi >>= 1;
+	}
+	span = hi - lo + 1;
+	memset(scratch, 0, span * sizeof(*scratch));
+	for (i = 0; i < n; i++) {
+		if (!s[i].used)
+			continue;
+		for (j = 0; j <= s[i].last - s[i].base; j++)
+			scratch[((s[i].base + j) >> (shift - s[i].shift)) - lo] +=
+				s[i].bytes[j];
+	}
+	/* one window: as many whole slots as cover @window_ns */
+	len = (window_ns + (1ull << shift) - 1) >> shift;
+	if (!len)
+		len = 1;
+	if (span < len)
+		return;
+	for (j = 0; j < span; j++) {
+		sum += scratch[j];
+		if (j >= len)
+			sum -= scratch[j - len];
+		if (j + 1 >= len && sum > best)
+			best = sum;
+	}
+	*mib_x100 = kp_mib_x100(best, len << shift);
+	*gbps_x100 = kp_gbps_x100(best, len << shift);
+}
+
+void kp_bw_sum(const struct kp_bw_result *qp, u32 n, u64 total_ns,
+	       u64 peak_mib_x100, u64 peak_gbps_x100, u64 thread_ns,
+	       u64 softirq_ns, struct kp_bw_result *r)
+{
+	u64 iters = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		iters += qp[i].iters;
 	kp_bw_compute(n ? qp[0].bytes : 0, iters, total_ns, 1, 0, r);
-	r->bw_peak_x100 = peak > r->bw_avg_x100 ? peak : r->bw_avg_x100;
-	r->gbps_peak_x100 = gpeak > r->gbps_avg_x100 ? gpeak :
-			    r->gbps_avg_x100;
+	r->bw_peak_x100 = peak_mib_x100 > r->bw_avg_x100 ? peak_mib_x100 :
+			  r->bw_avg_x100;
+	r->gbps_peak_x100 = peak_gbps_x100 > r->gbps_avg_x100 ?
+			    peak_gbps_x100 : r->gbps_avg_x100;
 	kp_bw_cpu(r, thread_ns, softirq_ns);
 	r->qps = n;
 	r->qp = 0;

@@ -119,7 +119,7 @@ struct kp_bw_result {
 	u64 cpu_ns_per_gib;
 	/*
 	 * qps=N: @qps > 1 on the aggregate of that many connections (its
-	 * BW_peak the sum of theirs); @qp, from 1, on connection @qp - 1's
+	 * BW_peak that of their summed rate); @qp, from 1, on connection @qp - 1's
 	 * own line, which shows no CPU figures: its thread may drive others.
 	 */
 	u32 qps;
@@ -168,6 +168,37 @@ static inline void kp_bw_track_post(struct kp_bw_track *t, u64 idx, u64 ns)
 void kp_bw_track_done(struct kp_bw_track *t, u64 idx, u64 ns);
 
 /*
+ * The summed rate of several streams (qps=N) over time.  Each stream
+ * counts the bytes it completed in slots of 2^shift ns, numbered from time
+ * 0 so that the streams of one test line up: KP_BW_SLOTS consecutive
+ * slots from @base, which become twice as wide (half as many) when a
+ * completion falls beyond the last.
+ */
+#define KP_BW_SLOTS		8192u
+#define KP_BW_SLOT_SHIFT	10	/* the first width: 1024 ns */
+
+struct kp_bw_slots {
+	u64 *bytes;		/* KP_BW_SLOTS */
+	u64 base;		/* the number of bytes[0]'s slot */
+	u64 last;		/* the last slot with bytes */
+	u32 shift;
+	bool used;
+};
+
+void kp_bw_slots_init(struct kp_bw_slots *s, u64 *buf);
+
+/* @bytes completed at @ns (never before the stream's previous ones). */
+void kp_bw_slots_add(struct kp_bw_slots *s, u64 ns, u64 bytes);
+
+/*
+ * The peak of the summed rate of @n streams' slots @s over one window of
+ * at least @window_ns, into *@mib_x100 and *@gbps_x100 (0 when together
+ * they span less than one window).  @scratch: room for 2 * KP_BW_SLOTS.
+ */
+void kp_bw_slots_peak(const struct kp_bw_slots *s, u32 n, u64 window_ns,
+		      u64 *scratch, u64 *mib_x100, u64 *gbps_x100);
+
+/*
  * @iters messages of @bytes each in @total_ns; the best @window messages in
  * @best_ns.  Gb/s is computed too; r->gbits (cleared here) says whether
  * the text and JSON show it.
@@ -185,11 +216,14 @@ void kp_bw_cpu(struct kp_bw_result *r, u64 thread_ns, u64 softirq_ns);
 /*
  * The aggregate of @n connections' results @qp (same message size) into
  * @r: their messages in @total_ns, from the first one's start to the last
- * one's end; BW_peak is the sum of theirs.  @thread_ns and @softirq_ns
- * are the CPU time of every thread that drove them.
+ * one's end; BW_peak is @peak_mib_x100 and @peak_gbps_x100, the peak of
+ * their summed rate (kp_bw_slots_peak()), or the average if higher.
+ * @thread_ns and @softirq_ns are the CPU time of every thread that drove
+ * them.
  */
 void kp_bw_sum(const struct kp_bw_result *qp, u32 n, u64 total_ns,
-	       u64 thread_ns, u64 softirq_ns, struct kp_bw_result *r);
+	       u64 peak_mib_x100, u64 peak_gbps_x100, u64 thread_ns,
+	       u64 softirq_ns, struct kp_bw_result *r);
 
 /* The one-line results; each returns what snprintf returns. */
 int kp_lat_format(char *buf, size_t len, const char *mode,

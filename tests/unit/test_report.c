@@ -702,7 +702,7 @@ static void test_bw_sum(void)
 {
 	struct kp_json_ctx c = { 3, "client", "bw", "host", "rxe0",
 				 "6.1.0-56-amd64", 0 };
-	struct kp_bw_result qp[4], r;
+	struct kp_bw_result qp[4], r, low;
 	char line[1536];
 	u64 iters = 0;
 	u32 i;
@@ -717,7 +717,8 @@ static void test_bw_sum(void)
 		iters += qp[i].iters;
 	}
 	/* all of them in 2 s, 0.5 s of thread and 0.25 s of softirq */
-	kp_bw_sum(qp, 4, 2000000000ull, 500000000ull, 250000000ull, &r);
+	kp_bw_sum(qp, 4, 2000000000ull, 100000, 1000, 500000000ull,
+		  250000000ull, &r);
 	KT_CHECK(r.iters == iters && r.iters == 10000 && r.bytes == 4096,
 		 "sum iters %llu", (unsigned long long)r.iters);
 	/* 10000 x 4 KiB in 2 s: 19.53 MiB/s; 5000 msgs/s */
@@ -725,7 +726,12 @@ static void test_bw_sum(void)
 		 "sum avg %llu rate %llu", (unsigned long long)r.bw_avg_x100,
 		 (unsigned long long)r.msgrate_x1e6);
 	KT_CHECK(r.bw_peak_x100 == 100000 && r.gbps_peak_x100 == 1000,
-		 "sum of peaks %llu", (unsigned long long)r.bw_peak_x100);
+		 "the summed rate's peak %llu", (unsigned long long)r.bw_peak_x100);
+	/* a peak below the average (a short run): the average */
+	kp_bw_sum(qp, 4, 2000000000ull, 1000, 10, 0, 0, &low);
+	KT_CHECK(low.bw_peak_x100 == low.bw_avg_x100 && low.bw_avg_x100 == 1953 &&
+		 low.gbps_peak_x100 == low.gbps_avg_x100, "peak under average %llu",
+		 (unsigned long long)low.bw_peak_x100);
 	/* 0.75 s for 40000 KiB = 0.0381 GiB: 19.66 s/GiB */
 	KT_CHECK(r.cpu_thread_ns == 500000000ull &&
 		 r.cpu_softirq_ns == 250000000ull &&
@@ -770,14 +776,137 @@ static void test_bw_sum(void)
 	kp_bw_format(line, sizeof(line), "bw", &r);
 	KT_CHECK(!strstr(line, "qp"), "one QP: %s", line);
 	/* a single QP's sum is itself */
-	kp_bw_sum(qp, 1, 1000000000ull, 0, 0, &r);
+	kp_bw_sum(qp, 1, 1000000000ull, qp[0].bw_peak_x100,
+		  qp[0].gbps_peak_x100, 0, 0, &r);
 	KT_CHECK(r.iters == 1000 && r.bw_avg_x100 == qp[0].bw_avg_x100 &&
 		 r.bw_peak_x100 == qp[0].bw_peak_x100, "sum of one");
+}
+
+static u64 slots_a[KP_BW_SLOTS], slots_b[KP_BW_SLOTS];
+static u64 slots_scratch[2 * KP_BW_SLOTS];
+
+/* Every byte the slots of @s hold. */
+static u64 slots_total(const struct kp_bw_slots *s)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < KP_BW_SLOTS; i++)
+		sum += s->bytes[i];
+	return sum;
+}
+
+/* MiB/s x100 of @bytes a microsecond */
+static double mib_x100_per_us(double bytes)
+{
+	return bytes * 1e6 / 1048576.0 * 100.0;
+}
+
+/*
+ * qps=N's BW_peak: the peak of the summed rate over one window, not the
+ * sum of each stream's peak, which two streams that take turns at speed
+ * overstate.
+ */
+static void test_bw_slots(void)
+{
+	struct kp_bw_slots s[2];
+	u64 mib, gb, t, t0 = 5000000000ull, total = 0;
+	double want;
+	u32 i;
+
+	/* two streams, 4 KiB each every microsecond for 10 ms, in step */
+	kp_bw_slots_init(&s[0], slots_a);
+	kp_bw_slots_init(&s[1], slots_b);
+	for (t = 0; t < 10000; t++) {
+		kp_bw_slots_add(&s[0], t0 + t * 1000, 4096);
+		kp_bw_slots_add(&s[1], t0 + t * 1000 + 300, 4096);
+	}
+	kp_bw_slots_peak(s, 2, 100000, slots_scratch, &mib, &gb);
+	want = mib_x100_per_us(8192);
+	KT_CHECK(mib > want * 0.99 && mib < want * 1.01,
+		 "in step: peak %llu, want %.0f", (unsigned long long)mib, want);
+	/* Gb/s x100: 8192 B/us = 65.536 Gb/s */
+	KT_CHECK(gb > 6488 && gb < 6620, "in step: %llu Gb/s x100",
+		 (unsigned long long)gb);
+
+	/*
+	 * Taking turns: A moves 8 KiB/us for 5 ms then 4 KiB/us, B the other
+	 * way round.  Each one's own peak is 8 KiB/us (their sum 16); the
+	 * sum is 12 KiB/us throughout.
+	 */
+	kp_bw_slots_init(&s[0], slots_a);
+	kp_bw_slots_init(&s[1], slots_b);
+	for (t = 0; t < 10000; t++) {
+		kp_bw_slots_add(&s[0], t0 + t * 1000, t < 5000 ? 8192 : 4096);
+		kp_bw_slots_add(&s[1], t0 + t * 1000 + 500, t < 5000 ? 4096 : 8192);
+	}
+	kp_bw_slots_peak(s, 2, 200000, slots_scratch, &mib, &gb);
+	want = mib_x100_per_us(12288);
+	KT_CHECK(mib > want * 0.99 && mib < want * 1.01,
+		 "taking turns: peak %llu, want %.0f, not the sum of peaks %.0f",
+		 (unsigned long long)mib, want, mib_x100_per_us(16384));
+
+	/* a burst: 1 ms at twice the rate within 1 s (the slots widen) */
+	kp_bw_slots_init(&s[0], slots_a);
+	for (t = 0; t < 1000000; t++) {
+		u64 b = (t >= 400000 && t < 401000) ? 8192 : 4096;
+
+		kp_bw_slots_add(&s[0], t0 + t * 1000, b);
+		total += b;
+	}
+	KT_CHECK(s[0].shift > KP_BW_SLOT_SHIFT &&
+		 ((s[0].last - s[0].base) << s[0].shift) >= 999000000ull,
+		 "widened to %u", s[0].shift);
+	KT_CHECK(slots_total(&s[0]) == total, "bytes kept %llu of %llu",
+		 (unsigned long long)slots_total(&s[0]),
+		 (unsigned long long)total);
+	/* over 1 ms: the burst at 8 KiB/us, give or take a slot's edge */
+	kp_bw_slots_peak(s, 1, 1000000, slots_scratch, &mib, &gb);
+	want = mib_x100_per_us(8192);
+	KT_CHECK(mib > want * 0.8 && mib <= want * 1.001,
+		 "burst: peak %llu, want near %.0f", (unsigned long long)mib,
+		 want);
+	/* over 100 ms the burst is diluted: near 4 KiB/us */
+	kp_bw_slots_peak(s, 1, 100000000, slots_scratch, &mib, &gb);
+	want = mib_x100_per_us(4096);
+	KT_CHECK(mib > want * 0.99 && mib < want * 1.02,
+		 "100 ms windows: peak %llu, want near %.0f",
+		 (unsigned long long)mib, want);
+
+	/* streams far apart in time: each alone; the span still fits */
+	kp_bw_slots_init(&s[0], slots_a);
+	kp_bw_slots_init(&s[1], slots_b);
+	for (t = 0; t < 1000; t++) {
+		kp_bw_slots_add(&s[0], t0 + t * 1000, 4096);
+		kp_bw_slots_add(&s[1], t0 + 60000000000ull + t * 1000, 4096);
+	}
+	kp_bw_slots_peak(s, 2, 100000, slots_scratch, &mib, &gb);
+	KT_CHECK(mib > 0 && mib <= mib_x100_per_us(4096) * 1.001,
+		 "far apart: peak %llu", (unsigned long long)mib);
+
+	/* shorter than one window: no peak (the average stands) */
+	kp_bw_slots_peak(s, 2, 120000000000ull, slots_scratch, &mib, &gb);
+	KT_CHECK(!mib && !gb, "span under a window: %llu", (unsigned long long)mib);
+
+	/* unused streams add nothing; none at all: no peak */
+	kp_bw_slots_init(&s[1], slots_b);
+	kp_bw_slots_peak(&s[1], 1, 1000, slots_scratch, &mib, &gb);
+	KT_CHECK(!mib, "no stream: %llu", (unsigned long long)mib);
+
+	/* a clock read before the first: kept, in the first slot */
+	kp_bw_slots_init(&s[0], slots_a);
+	kp_bw_slots_add(&s[0], t0, 100);
+	kp_bw_slots_add(&s[0], t0 - 5000, 50);
+	KT_CHECK(slots_total(&s[0]) == 150 && s[0].bytes[0] == 150,
+		 "early clock: %llu", (unsigned long long)slots_total(&s[0]));
+	for (i = 0; i < 2; i++)
+		kp_bw_slots_init(&s[i], i ? slots_b : slots_a);
 }
 
 int main(void)
 {
 	test_bw_sum();
+	test_bw_slots();
 	test_lat();
 	test_hist();
 	test_bw();
