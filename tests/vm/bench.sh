@@ -9,6 +9,9 @@ LAT_N=${KP_BENCH_LAT_N:-3000}
 BW_N=${KP_BENCH_BW_N:-2000}
 TXD=64
 REPS=${KP_BENCH_REPS:-3}
+# a share of the table (scripts/bench's KP_BENCH_SIZES, KP_BENCH_LAT_ONLY)
+SIZES=${KP_BENCH_SIZES:-64 4096 65536}
+LAT_ONLY=${KP_BENCH_LAT_ONLY:-0}
 export KP_BENCH_REPS
 # server on CPU 1, client on CPU 0, for both tools
 export KP_SRV_PIN="taskset 2" KP_CLI_PIN="taskset 1"
@@ -79,7 +82,7 @@ theirs() {
 
 rep=0
 while [ $rep -lt "$REPS" ]; do
-	for size in 64 4096 65536; do
+	for size in $SIZES; do
 		if [ $size != 4096 ]; then
 			ours wlat $size host; ours wlat $size npu; theirs ib_write_lat wlat $size
 			theirs ib_read_lat rlat $size; ours rlat $size npu; ours rlat $size host
@@ -87,6 +90,7 @@ while [ $rep -lt "$REPS" ]; do
 		if [ $size = 64 ]; then
 			theirs ib_send_lat slat $size; ours slat $size host; ours slat $size npu
 		fi
+		[ "$LAT_ONLY" = 1 ] && continue
 		ours bw $size npu; ours bw $size host; theirs ib_write_bw bw $size
 		theirs ib_read_bw bw_read $size; ours bw_read $size host; ours bw_read $size npu
 		ours bw_send $size npu; ours bw_send $size host; theirs ib_send_bw bw_send $size
@@ -99,6 +103,7 @@ while [ $rep -lt "$REPS" ]; do
 done
 # rxe's own per-byte work (two copies, two CRC32 passes) in a loop on the
 # clients' CPU: the ceiling neither tool can pass at these sizes
+[ "$LAT_ONLY" = 1 ] ||
 for size in 4096 65536; do
 	echo "KPBENCH rxe_ceiling ceiling $size $(taskset 1 /root/rxe_ceiling $size 3 | cut -d' ' -f2-)"
 done
