@@ -51,6 +51,20 @@ module_param_cb(npu_bar_virt_dma, &kp_fact_ops, KP_NPU_BAR_VIRT_DMA, 0444);
 MODULE_PARM_DESC(npu_bar_virt_dma,
 		 "NPU memory behind a BAR on rxe/siw: memremap (served) or refused (read only)");
 
+/*
+ * irq_time_accounting: whether the kernel measures softirq time apart from
+ * tasks; bw's CPU cost counts it only then (kp_stats.c), and scripts/bench
+ * counts perftest's the same way.
+ */
+#ifdef CONFIG_IRQ_TIME_ACCOUNTING
+#define KP_IRQ_TIME	"y"
+#else
+#define KP_IRQ_TIME	"n"
+#endif
+module_param_cb(irq_time_accounting, &kp_fact_ops, KP_IRQ_TIME, 0444);
+MODULE_PARM_DESC(irq_time_accounting,
+		 "softirq time measured apart from tasks (CONFIG_IRQ_TIME_ACCOUNTING): y or n (read only)");
+
 /* Counters since the load, read only as the facts are: probes_*. */
 static int kp_count_get(char *buf, const struct kernel_param *kp)
 {

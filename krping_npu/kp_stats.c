@@ -9,6 +9,7 @@
 #include <linux/ktime.h>
 #include <linux/kernel_stat.h>
 #include <linux/sched/cputime.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -97,39 +98,71 @@ static u64 kp_thread_ns(void)
 	return st;
 }
 
-/* Softirq time of @cpu so far, ns (tick-sampled without IRQ_TIME_ACCOUNTING). */
-static u64 kp_softirq_ns(int cpu)
+/*
+ * Softirq work on each CPU of @cpus so far that no other figure holds,
+ * ns, into @ns[cpu]: the run time of the CPU's ksoftirqd (softirqs
+ * deferred to that thread), and with IRQ_TIME_ACCOUNTING the softirq time
+ * the kernel measured apart from every task.  Without it, softirq run on
+ * a task's back is in that task's time (the stream thread's included),
+ * and the tick-sampled CPUTIME_SOFTIRQ would count it a second time: it
+ * is left out, and softirq on the back of other tasks or the idle loop
+ * goes uncounted.
+ */
+static void kp_softirq_snap(const struct cpumask *cpus, u64 *ns)
 {
-	struct kernel_cpustat kcs;
+	struct task_struct *p;
+	unsigned int cpu;
 
-	kcpustat_cpu_fetch(&kcs, cpu);
-	return kcs.cpustat[CPUTIME_SOFTIRQ];
+	for_each_cpu(cpu, cpus) {
+#ifdef CONFIG_IRQ_TIME_ACCOUNTING
+		struct kernel_cpustat kcs;
+
+		kcpustat_cpu_fetch(&kcs, cpu);
+		ns[cpu] = kcs.cpustat[CPUTIME_SOFTIRQ];
+#else
+		ns[cpu] = 0;
+#endif
+	}
+	rcu_read_lock();
+	for_each_process(p) {
+		if (!(p->flags & PF_KTHREAD) ||
+		    strncmp(p->comm, "ksoftirqd/", 10) ||
+		    kstrtouint(p->comm + 10, 10, &cpu) || cpu >= nr_cpu_ids ||
+		    !cpumask_test_cpu(cpu, cpus))
+			continue;
+		ns[cpu] += READ_ONCE(p->se.sum_exec_runtime);
+	}
+	rcu_read_unlock();
 }
 
 /* A bw stream starts: where the CPU time stands. */
 static void kp_cpu_begin(struct kp_stream *st)
 {
-	int cpu;
-
 	if (!st->softirq_ns)
 		return;
 	cpumask_clear(st->cpus_run);
 	__cpumask_set_cpu(raw_smp_processor_id(), st->cpus_run);
-	for_each_possible_cpu(cpu)
-		st->softirq_ns[cpu] = kp_softirq_ns(cpu);
+	kp_softirq_snap(cpu_possible_mask, st->softirq_ns);
 	st->run.thread_ns = kp_thread_ns();
 }
 
-/* ... and what it used: the thread's time, softirq on the CPUs it ran on. */
+/*
+ * ... and what it used: the thread's time (softirq run on its back
+ * included), and the softirq work of the CPUs it ran on that no task's
+ * time holds (kp_softirq_snap()).
+ */
 static void kp_cpu_end(struct kp_stream *st, struct kp_bw_result *r)
 {
+	u64 thread = kp_thread_ns() - st->run.thread_ns;
+	u64 *end = st->softirq_ns + nr_cpu_ids;
 	u64 softirq = 0;
 	int cpu;
 
 	__cpumask_set_cpu(raw_smp_processor_id(), st->cpus_run);
+	kp_softirq_snap(st->cpus_run, end);
 	for_each_cpu(cpu, st->cpus_run)
-		softirq += kp_softirq_ns(cpu) - st->softirq_ns[cpu];
-	kp_bw_cpu(r, kp_thread_ns() - st->run.thread_ns, softirq);
+		softirq += end[cpu] - st->softirq_ns[cpu];
+	kp_bw_cpu(r, thread, softirq);
 }
 
 /*

@@ -20,7 +20,7 @@ kp_rxe_up || exit 1
 modprobe crc32_pclmul 2>/dev/null
 insmod $KP/krping_npu.ko || exit 1
 kp_peer_load || exit 1
-echo "KPBENCH env kernel=$(uname -r) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p')"
+echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat /sys/module/krping_npu/parameters/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p')"
 
 iters() { case $1 in bw*) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N ;;
 	  *) [ "$2" -ge 65536 ] && echo $((LAT_N / 6)) || echo $LAT_N ;; esac; }
@@ -39,13 +39,24 @@ ours() {
 	echo "KPBENCH $tool $label $size $(kp_res $CID | cut -d' ' -f2-)"
 }
 
-# softirq time of CPU 0 (the clients' CPU) so far, in USER_HZ ticks
-softirq0() { awk '$1 == "cpu0" { print $8 }' /proc/stat; }
+# softirq work of CPU 0 (the clients' CPU) so far that no task's time
+# holds, in seconds, as krping_npu counts its own (kp_stats.c): the run
+# time of ksoftirqd/0, and only where the kernel measures softirq time
+# apart from tasks (IRQ_TIME_ACCOUNTING) CPU 0's softirq time; otherwise
+# softirq on the client's back is in the client's time already
+IRQT=$(cat /sys/module/krping_npu/parameters/irq_time_accounting)
+KSI0=$(for d in /proc/[0-9]*; do [ "$(cat $d/comm 2>/dev/null)" = ksoftirqd/0 ] && echo ${d#/proc/}; done | head -1)
+softirq0() {
+	awk -v irqt="$IRQT" 'FILENAME ~ /schedstat/ { k = $1 / 1e9; next }
+		$1 == "cpu0" { s = (irqt == "y") ? $8 / 100 : 0 }
+		END { printf "%.6f\n", k + s }' /proc/$KSI0/schedstat /proc/stat
+}
 
 # perftest: server in the background, client prints the result row; a
 # bandwidth client's CPU cost as krping_npu counts its own: the client's
 # CPU time (user and system, from the shell's times) plus the softirq
-# time of CPU 0 it ran on, per GiB moved
+# work of CPU 0 it ran on that no task's time holds (softirq0), per GiB
+# moved
 theirs() {
 	tool=$1 mode=$2 size=$3 n=$(iters "$2" "$3") extra="" label=$2
 	case $mode in bw*) extra="-t $TXD" ;; esac
@@ -71,7 +82,7 @@ theirs() {
 	bw*)
 		# with -q N perftest's #iterations counts every QP's messages
 		gib=$(awk -v s="$size" -v n="$2" 'BEGIN { print s * n / 1073741824 }')
-		cps=$(awk -v c="$cpu" -v a="$sq0" -v b="$sq1" -v g="$gib" 'BEGIN { printf "%.4f", (c + (b - a) / 100) / g }')
+		cps=$(awk -v c="$cpu" -v a="$sq0" -v b="$sq1" -v g="$gib" 'BEGIN { printf "%.4f", (c + b - a) / g }')
 		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$cps"
 		;;
 	*)
