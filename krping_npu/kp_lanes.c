@@ -55,7 +55,7 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 {
 	u64 passes = 0, idle_since = 0, yielded = ktime_get_ns();
 	unsigned int idle = 0;
-	bool late = false;
+	bool late = false, yielded_idle = false;
 	u32 i;
 	int ret;
 
@@ -86,6 +86,7 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 			idle = 0;
 			idle_since = 0;
 			late = false;
+			yielded_idle = false;
 			/*
 			 * One pass in KP_YIELD_EVERY, or a pass KP_LATE_US
 			 * after the last yield: with a software device a
@@ -123,8 +124,10 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 			return -ETIMEDOUT;
 		}
 		if (!late && need_resched()) {
-			for (i = first; i < t->nconns; i += step)
+			for (i = first; i < t->nconns && !yielded_idle;
+			     i += step)
 				t->conns[i]->stream.run.sched_yields++;
+			yielded_idle = true;
 			kp_lanes_yield(t, first, step);
 			yielded = ktime_get_ns();
 			continue;

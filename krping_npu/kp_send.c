@@ -154,6 +154,8 @@ int kp_slat_run(struct kp_conn *c)
 		}
 		kp_loop_yield(c);
 	}
+	/* the run is over: the settling waits are not part of it */
+	kp_run_end(c);
 	return kp_sends_settle(c) ?: kp_stats_pingpong(c, i, warm);
 }
 

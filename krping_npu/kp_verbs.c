@@ -944,7 +944,7 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 {
 	unsigned long deadline;
 	unsigned int spins = 0;
-	bool late = false;
+	bool late = false, yielded = false;
 	u64 late_at = 0;
 	long left;
 	int n;
@@ -990,7 +990,9 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 			 * from then on as any other.
 			 */
 			if (c->run && !late && need_resched()) {
-				c->run->sched_yields++;
+				if (!yielded)
+					c->run->sched_yields++;
+				yielded = true;
 				cond_resched();
 				continue;
 			}
