@@ -170,9 +170,10 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
  * (flushed), the two markers last.  Once both are reaped nothing more
  * can complete on the CQ, and QP, buffers and CQ may go.  Bounded, and
  * deaf to signals: teardown must run to its end.  Returns whether a
- * completion came (and so spent an arm of the CQ).
+ * completion came (and so spent an arm of the CQ); *@done, whether both
+ * markers did (nothing is left for the device to complete).
  */
-static bool kp_drain(struct kp_conn *c)
+static bool kp_drain(struct kp_conn *c, bool *done)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	/* an RDMA WRITE is read as struct ib_rdma_wr: give it one */
@@ -191,6 +192,7 @@ static bool kp_drain(struct kp_conn *c)
 	struct ib_wc wc[8];
 	int n, i;
 
+	*done = false;
 	/*
 	 * The markers are flushed where they are posted, never sent: only
 	 * in the error state (the WRITE names no remote buffer).  A QP that
@@ -230,10 +232,11 @@ static bool kp_drain(struct kp_conn *c)
 		if (time_after(jiffies, deadline)) {
 			kp_err(c->t, "drain: the QP did not flush in %u ms",
 			       KP_DRAIN_MS);
-			break;
+			return came;
 		}
 		usleep_range(50, 200);
 	}
+	*done = true;
 	return came;
 }
 
@@ -247,11 +250,14 @@ static bool kp_drain(struct kp_conn *c)
  * the tasklet's return (it runs in softirq: an RCU grace period).  An arm
  * still set after the drain's completions (@came) spent it means a device
  * that does not call for flushed completions: named, once the bound is
- * over.  Without them the arm may be unspent, and nothing will call.
+ * over.  Without them the arm may be unspent, and nothing will call.  A
+ * drain that did not finish (@drained false: a slow device, a QP that
+ * refused the error state) may have left the device completing into the
+ * CQ as the QP went, its handler queued: the long bound then too.
  */
-static void kp_cq_quiesce(struct kp_conn *c, bool came)
+static void kp_cq_quiesce(struct kp_conn *c, bool came, bool drained)
 {
-	u32 ms = came ? KP_DRAIN_MS : KP_QUIESCE_MS;
+	u32 ms = came || !drained ? KP_DRAIN_MS : KP_QUIESCE_MS;
 
 	if (!test_bit(KP_CQ_USED, &c->cq_flags))
 		return;
@@ -267,10 +273,10 @@ static void kp_cq_quiesce(struct kp_conn *c, bool came)
 void kp_free_verbs(struct kp_conn *c)
 {
 	struct rdma_cm_id *id = c->child_id ?: c->cm_id;
-	bool came = false;
+	bool came = false, drained = false;
 
 	if (c->qp) {
-		came = kp_drain(c);
+		came = kp_drain(c, &drained);
 		/*
 		 * A free callback of NPU memory may be fencing it; once the
 		 * QP is destroyed the device has done all its work on it,
@@ -292,7 +298,7 @@ void kp_free_verbs(struct kp_conn *c)
 		kp_ctrl_free(c, &c->send_msg, c->send_dma);
 	}
 	if (c->cq) {
-		kp_cq_quiesce(c, came);
+		kp_cq_quiesce(c, came, drained);
 		ib_destroy_cq(c->cq);
 		c->cq = NULL;
 	}
@@ -872,7 +878,9 @@ int kp_probe_tick(struct kp_conn *c)
  */
 static bool kp_flush_why(struct kp_conn *c)
 {
-	wait_event_interruptible_timeout(c->t->wq, kp_cm_check(c),
+	wait_event_interruptible_timeout(c->t->wq, kp_cm_check(c) ||
+					 READ_ONCE(c->t->abort) ||
+					 kp_stopping(c->t),
 					 msecs_to_jiffies(KP_FLUSH_WHY_MS));
 	return kp_cm_check(c) != 0;
 }
@@ -889,8 +897,13 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 	for (i = 0; i < n; i++) {
 		if (wc[i].status != IB_WC_SUCCESS) {
 			if (wc[i].status == IB_WC_WR_FLUSH_ERR &&
-			    kp_flush_why(c))
-				return kp_cm_check(c);
+			    kp_flush_why(c)) {
+				int err = kp_cm_check(c);
+
+				/* as an empty poll's disconnect (kp_poll()) */
+				return c->probing && err == -ECONNRESET ?
+				       kp_peer_lost(c, "disconnected", err) : err;
+			}
 			/*
 			 * A probe failed on its own (retries exhausted): the
 			 * peer is gone.  A flushed one says only that the QP
