@@ -498,6 +498,8 @@ static const struct {
 	{ "99%[usec]", "percentile_99", offsetof(struct kp_lat_result, p99) },
 	{ "99.9%[usec]", "percentile_99.9",
 	  offsetof(struct kp_lat_result, p999) },
+	{ "harness[usec]", "harness",
+	  offsetof(struct kp_lat_result, harness) },
 };
 
 static u64 kp_lat_field(const struct kp_lat_result *r, unsigned int i)

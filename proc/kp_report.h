@@ -27,6 +27,12 @@ struct kp_lat_result {
 	u32 bytes;
 	u64 iters;
 	u64 t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;	/* ns */
+	/*
+	 * ns: the harness's own share of an interval, from a null loop: the
+	 * median of empty intervals timed as the loop times its own (a clock
+	 * read, nothing, a clock read), divided as the figures are
+	 */
+	u64 harness;
 	u64 cdf[KP_CDF_POINTS];	/* ns at each of kp_cdf_permille */
 	/* the whole run's histogram, non-empty buckets in order (or none) */
 	struct kp_hist_bucket *hist;

@@ -26,7 +26,7 @@ static double field(const char *line, const char *key)
 static void test_lat(void)
 {
 	u64 s[1000];
-	struct kp_lat_result r;
+	struct kp_lat_result r = { 0 };
 	char line[512];
 	u32 i;
 
@@ -49,8 +49,13 @@ static void test_lat(void)
 			break;
 	KT_CHECK(i == 1000, "samples sorted");
 
+	/* the null loop's empty interval, halved as the figures: last */
+	r.harness = 61;
 	kp_lat_format(line, sizeof(line), "wlat", &r);
 	KT_CHECK(!strncmp(line, "wlat #bytes=64 #iterations=1000 ", 32), "%s", line);
+	KT_CHECK(field(line, "harness[usec]") == 0.06 &&
+		 !strcmp(strstr(line, " harness[usec]="), " harness[usec]=0.06"),
+		 "harness text: %s", line);
 	KT_CHECK(field(line, "t_min[usec]") == 1.00, "t_min text: %s", line);
 	KT_CHECK(field(line, "t_max[usec]") == 1000.00, "t_max text");
 	KT_CHECK(field(line, "t_typical[usec]") == 501.00, "t_typical text");
@@ -247,7 +252,7 @@ static void test_hist(void)
 	for (i = 0; i < 1000; i++)
 		kp_hist_record(&h, i == 999 ? 3600ull * 1000000000ull : 1000);
 	{
-		struct kp_lat_result r;
+		struct kp_lat_result r = { 0 };
 
 		kp_hist_compute(&h, 1, 8, &r);
 		KT_CHECK(r.t_stdev > 100000000000ull &&
@@ -424,7 +429,7 @@ static void test_stdev(void)
 		{ 1000, 60000000000ull, 59000000000ull },	/* d > 2^32 */
 	};
 	static u64 s[1000000];
-	struct kp_lat_result r;
+	struct kp_lat_result r = { 0 };
 	unsigned int c;
 	u32 i;
 
@@ -583,7 +588,7 @@ static void test_json(void)
 {
 	struct kp_json_ctx c = { 7, "client", "wlat", "npu", "rxe0",
 				 "6.1.0-56-amd64", 0 };
-	struct kp_lat_result r;
+	struct kp_lat_result r = { 0 };
 	struct kp_bw_result b;
 	char line[1536], small[64];
 	u64 s[1000];
