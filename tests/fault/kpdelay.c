@@ -93,17 +93,18 @@ static DEFINE_PER_CPU(unsigned long, last_arg);
  */
 asmlinkage void kpdelay_return(void);
 asm(".text\n"
-    ".type kpdelay_return, @function\n"
-    "kpdelay_return:\n"
-    ANNOTATE_NOENDBR
-    ASM_RET
-    ".size kpdelay_return, .-kpdelay_return\n");
+	".type kpdelay_return, @function\n"
+	"kpdelay_return:\n"
+	ANNOTATE_NOENDBR
+	ASM_RET
+	".size kpdelay_return, .-kpdelay_return\n");
 
 static void kpdelay_refuse(struct pt_regs *regs)
 {
 	regs->ax = fail;
 	regs->ip = (unsigned long)kpdelay_return;
 }
+
 #define KPDELAY_CAN_FAIL	1
 #elif defined(CONFIG_ARM64)
 static void kpdelay_refuse(struct pt_regs *regs)
@@ -111,11 +112,13 @@ static void kpdelay_refuse(struct pt_regs *regs)
 	regs->regs[0] = fail;
 	instruction_pointer_set(regs, procedure_link_pointer(regs));
 }
+
 #define KPDELAY_CAN_FAIL	1
 #else
 static void kpdelay_refuse(struct pt_regs *regs)
 {
 }
+
 #define KPDELAY_CAN_FAIL	0
 #endif
 

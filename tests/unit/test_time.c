@@ -9,6 +9,8 @@
 #include <limits.h>
 
 #include "kt.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #include "../../krping_npu/kp_time.h"
 
 int main(void)
@@ -21,11 +23,11 @@ int main(void)
 	static const unsigned long behind[] = { 0, 1, 2, 3, 1000, LONG_MAX };
 	unsigned int i, j;
 
-	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bases); i++) {
 		unsigned long d = bases[i];
 
 		/* before the deadline: exactly what is left, across the wrap */
-		for (j = 0; j < sizeof(ahead) / sizeof(ahead[0]); j++) {
+		for (j = 0; j < ARRAY_SIZE(ahead); j++) {
 			unsigned long now = d - (unsigned long)ahead[j];
 
 			KT_CHECK(kp_time_left(d, now) == ahead[j],
@@ -33,7 +35,7 @@ int main(void)
 				 d, now, kp_time_left(d, now), ahead[j]);
 		}
 		/* at it or past it, by any amount: 0, never negative */
-		for (j = 0; j < sizeof(behind) / sizeof(behind[0]); j++) {
+		for (j = 0; j < ARRAY_SIZE(behind); j++) {
 			unsigned long now = d + behind[j];
 
 			KT_CHECK(kp_time_left(d, now) == 0,
