@@ -52,6 +52,16 @@ MODULE_PARM_DESC(npu_bar_virt_dma,
 		 "NPU memory behind a BAR on rxe/siw: memremap (served) or refused (read only)");
 
 /*
+ * clock: what the timed loops read; clock_read_ns: what one read costs,
+ * measured at the load (scripts/kp-target's env.txt has both).
+ */
+module_param_cb(clock, &kp_fact_ops, "ktime_get_ns", 0444);
+MODULE_PARM_DESC(clock, "the clock the timed loops read (read only)");
+static unsigned int kp_clock_ns;
+module_param_named(clock_read_ns, kp_clock_ns, uint, 0444);
+MODULE_PARM_DESC(clock_read_ns, "one read of that clock, ns, measured at the load (read only)");
+
+/*
  * irq_time_accounting: whether the kernel measures softirq time apart from
  * tasks; bw's CPU cost counts it only then (kp_stats.c), and scripts/bench
  * counts perftest's the same way.
@@ -174,6 +184,7 @@ static const struct proc_ops kp_json_ops = {
 
 static int __init kp_init(void)
 {
+	kp_clock_ns = kp_clock_read_ns();
 	kp_proc = proc_create(KP_NAME, 0600, NULL, &kp_proc_ops);
 	if (!kp_proc)
 		return -ENOMEM;

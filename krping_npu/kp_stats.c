@@ -316,6 +316,24 @@ static int kp_add(struct kp_test *t, struct kp_result *res)
 	return kp_rec_add(t, res);
 }
 
+#define KP_CLOCK_READS	10000
+
+/*
+ * The cost of one read of the timed loops' clock (ktime_get_ns(); on a VM
+ * whose clocksource is the emulated HPET, microseconds), ns: the mean of
+ * KP_CLOCK_READS back to back.
+ */
+u32 kp_clock_read_ns(void)
+{
+	u64 t0, t1;
+	u32 i;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < KP_CLOCK_READS; i++)
+		t1 = ktime_get_ns();
+	return (u32)div_u64(t1 - t0, KP_CLOCK_READS);
+}
+
 #define KP_HARNESS_N	1001
 
 /*
