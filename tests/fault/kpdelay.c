@@ -22,7 +22,7 @@
  *
  * @fail: instead of delaying it, make the call return this (a negative
  * errno) without running the function, for callers whose third argument
- * is @arg2 (any when -1): a device or core refusing one request, e.g. a
+ * (an int) is @arg2 (any when -1): a device or core refusing one request, e.g. a
  * QP's move to the error state (ib_modify_qp's mask IB_QP_STATE):
  *
  *   insmod kpdelay.ko sym=ib_modify_qp fail=-5 arg2=1 comm=kpcli
@@ -70,7 +70,7 @@ module_param(fail, int, 0444);
 MODULE_PARM_DESC(fail, "return this errno (negative) instead of running sym (0: delay)");
 static long arg2 = -1;
 module_param(arg2, long, 0444);
-MODULE_PARM_DESC(arg2, "only calls whose third argument is this (-1: any)");
+MODULE_PARM_DESC(arg2, "only calls whose third argument, an int, is this (-1: any)");
 static atomic_t hits = ATOMIC_INIT(0);
 module_param_named(hits, hits.counter, int, 0444);
 MODULE_PARM_DESC(hits, "delays made");
@@ -132,7 +132,8 @@ static int kpdelay_pre(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	if (*comm && strncmp(current->comm, comm, TASK_COMM_LEN))
 		return 0;
-	if (arg2 != -1 && regs_get_kernel_argument(regs, 2) != arg2)
+	/* an int argument: the register's upper half is not defined */
+	if (arg2 != -1 && (int)regs_get_kernel_argument(regs, 2) != (int)arg2)
 		return 0;
 	if (atomic_inc_return(&hits) > max && max) {
 		atomic_dec(&hits);
