@@ -382,6 +382,8 @@ int kp_stats_lat(struct kp_conn *c, u64 n, u32 div)
 	else
 		kp_hist_compute(h, div, c->t->size, &res.lat);
 	res.lat.harness = kp_harness_ns(div);
+	if (c->t->mode == KP_MODE_WLAT)
+		res.lat.variant = c->t->wlat_imm ? "imm" : "write";
 	used = kp_hist_used(h);
 	res.lat.hist = kmalloc_array(used, sizeof(*res.lat.hist), GFP_KERNEL);
 	if (!res.lat.hist)

@@ -39,7 +39,9 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 	h->version = KP_HELLO_VERSION;
 	h->type = type;
 	h->mode = c->t->mode;
-	h->flags = flags | (c->t->duplex ? KP_HELLO_DUPLEX : 0);
+	h->flags = flags | (c->t->duplex ? KP_HELLO_DUPLEX : 0) |
+		   (c->t->mode == KP_MODE_WLAT && c->t->wlat_imm ?
+		    KP_HELLO_IMM : 0);
 	h->count = cpu_to_be32(c->t->count);
 	h->status = cpu_to_be32(-status);
 	h->duration = cpu_to_be32(c->t->duration_s);
@@ -70,12 +72,23 @@ static int kp_check_hello(struct kp_conn *c, enum kp_msg_type type,
 	return 0;
 }
 
-/* The data buffer and the timestamps of a test mode (fr included). */
+/*
+ * wlat's plain variant on this side: its writes go out of a buffer of
+ * their own (the start buffer), host memory, which the CPU marks.
+ */
+static bool kp_test_wlat_src(struct kp_conn *c)
+{
+	return c->t->mode == KP_MODE_WLAT && c->t->opts.mem == KP_MEM_HOST;
+}
+
+/* The data buffers and the timestamps of a test mode (fr included). */
 static int kp_test_alloc(struct kp_conn *c)
 {
 	int ret;
 
 	ret = kp_buf_alloc(c, &c->rdma, c->t->size);
+	if (!ret && kp_test_wlat_src(c))
+		ret = kp_buf_alloc(c, &c->start, c->t->size);
 	if (ret)
 		return ret;
 	return kp_stats_alloc(c);
@@ -85,6 +98,7 @@ static int kp_test_alloc(struct kp_conn *c)
 static void kp_test_release(struct kp_conn *c)
 {
 	kp_stats_free(c);
+	kp_buf_free(c, &c->start);
 	kp_buf_free(c, &c->rdma);
 }
 
@@ -98,7 +112,10 @@ static int kp_test_prepare(struct kp_conn *c)
 		return c->t->opts.role == KP_ROLE_CLIENT ? kp_test_alloc(c) : 0;
 	return kp_test_alloc(c) ?:
 	       kp_post_reg(c, &c->rdma, KP_REMOTE_ALL, true) ?:
-	       kp_wait_for(c, KP_WR_REG, 0);
+	       kp_wait_for(c, KP_WR_REG, 0) ?:
+	       (kp_test_wlat_src(c) ?
+		kp_post_reg(c, &c->start, IB_ACCESS_LOCAL_WRITE, true) ?:
+		kp_wait_for(c, KP_WR_REG, 0) : 0);
 }
 
 /* The skips a peer's message asks for: at most @max. */
@@ -199,6 +216,9 @@ static int kp_test_client_open(struct kp_conn *c)
 		return -(int)status;
 	}
 	kp_get_info(c, &h->info);
+	/* the server's side cannot poll its buffer: both use immediates */
+	if (h->flags & KP_HELLO_IMM)
+		c->t->wlat_imm = true;
 	if (kp_mode_send(c->t->mode)) {
 		ret = kp_test_skips(c, KP_RQ_DEPTH);
 		if (ret < 0)
@@ -322,6 +342,9 @@ int kp_test_client(struct kp_test *t)
 	t->duration_s = t->opts.duration_s;
 	t->size = t->opts.size;
 	t->duplex = t->opts.duplex;
+	/* this side cannot poll its buffer: NPU memory, or asleep on events */
+	t->wlat_imm = t->opts.wlat_imm || t->opts.mem == KP_MEM_NPU ||
+		      t->opts.events;
 
 	for (k = 0; k < t->opts.nsizes; k++) {
 		t->size = t->opts.sizes[k];
@@ -356,6 +379,9 @@ static int kp_test_check(struct kp_conn *c)
 		t->size = size;
 		t->duplex = duplex;
 		t->rec->mode = mode;
+		/* as the client asks, or as NPU memory here needs */
+		t->wlat_imm = (h->flags & KP_HELLO_IMM) ||
+			      t->opts.mem == KP_MEM_NPU;
 	}
 	if (mode != KP_MODE_RLAT && mode != KP_MODE_WLAT &&
 	    mode != KP_MODE_SLAT && !kp_mode_bw(mode) && mode != KP_MODE_FR) {

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kp_wlat.c - RDMA WRITE ping-pong latency.  The client writes its buffer
- * into the server's with immediate data; the server answers each write
- * with one of its own.  Arrival is seen as a receive completion, not by
- * polling the buffer, so the loop never reads the data buffers (which may
- * live in NPU memory).  Half the round trip is reported, as ib_write_lat
- * does.
+ * kp_wlat.c - RDMA WRITE ping-pong latency, as ib_write_lat measures it:
+ * the client writes its start buffer into the server's buffer, the server
+ * answers each write with one of its own, and each side sees the peer's
+ * write arrive by polling the last byte of its own buffer, which carries
+ * the write's mark.  The immediate-data variant (wlat,imm) sees each
+ * write as a receive completion instead and never reads the buffers: the
+ * choice for NPU memory, which the CPU cannot poll, and for events; a
+ * side that needs it says so in its hello and both run it.  Half the
+ * round trip is reported, as ib_write_lat does.
  */
 #include <linux/ktime.h>
+#include <linux/sched.h>
 
 #include "krping_npu.h"
 
@@ -67,12 +71,206 @@ static int kp_wlat_wait(struct kp_conn *c, u32 seq, bool *last)
 }
 
 /*
- * The client ends each size by marking its last write; the server, which
- * knows neither count nor clock of the client, answers that one (marked
- * too) and stops.  The client's first warmup= round trips are not timed;
- * the server answers them like any other.
+ * The plain variant's marks, in the last byte of each write: 1..127 in
+ * turn (never 0, a fresh buffer's byte, nor the mark before), with
+ * KP_WLAT_LAST on the client's last write and its answer.
  */
-int kp_wlat_run(struct kp_conn *c)
+#define KP_WLAT_LAST	0x80
+
+static u8 kp_wlat_mark(u64 i)
+{
+	return 1 + i % 127;
+}
+
+/*
+ * Reap what the CQ holds, without waiting: our signaled writes'
+ * completions (an error ends the test), and a control message of the
+ * peer's, kept for the FIN exchange.
+ */
+static int kp_wlat_reap(struct kp_conn *c)
+{
+	struct ib_wc wc[KP_WLAT_BATCH];
+	int n, i, ret;
+
+	n = kp_poll_now(c, wc, ARRAY_SIZE(wc));
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		if (wc[i].wr_id == KP_WR_WRITE)
+			continue;
+		if (wc[i].wr_id == KP_WR_RECV) {
+			ret = kp_recv_keep(c, &wc[i]);
+			if (ret)
+				return ret;
+			continue;
+		}
+		kp_err(c->t, "wlat: unexpected completion %llu", wc[i].wr_id);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * Poll the last byte of our buffer until it reads @mark (the peer's write
+ * has landed: devices place a write's bytes in order, which ib_write_lat
+ * relies on too), syncing it for the CPU before each read (a no-op where
+ * DMA is coherent).  Every 64 reads, and only then: our signaled writes'
+ * completions are reaped (errors end the wait), the CM and a stop are
+ * heard, the wait is bounded by c->wait_ms, and the CPU is given to a
+ * task waiting for it, or once the wait is KP_LATE_US old, as kp_poll()
+ * does.
+ */
+static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
+{
+	struct ib_device *dev = kp_dev(c);
+	u64 at = c->rdma.dma + c->t->size - 1;
+	const u8 *p = (const u8 *)c->rdma.vaddr + c->t->size - 1;
+	bool late = false, yielded = false;
+	u64 begun = 0, now;
+	unsigned int spins = 0;
+	int ret;
+	u8 v;
+
+	for (;;) {
+		ib_dma_sync_single_for_cpu(dev, at, 1, DMA_BIDIRECTIONAL);
+		v = READ_ONCE(*p);
+		if ((v & ~KP_WLAT_LAST) == mark) {
+			*last = v & KP_WLAT_LAST;
+			return 0;
+		}
+		if (++spins % 64)
+			continue;
+		ret = kp_wlat_reap(c);
+		if (ret)
+			return ret;
+		if (kp_stopping(c->t))
+			return -EINTR;
+		now = ktime_get_ns();
+		if (!begun)
+			begun = now;
+		if (now - begun > (u64)c->wait_ms * NSEC_PER_MSEC) {
+			kp_err(c->t, "wlat: no write of the peer's within %u ms",
+			       c->wait_ms);
+			return -ETIMEDOUT;
+		}
+		if (c->run && !late && need_resched()) {
+			if (!yielded)
+				c->run->sched_yields++;
+			yielded = true;
+			cond_resched();
+			continue;
+		}
+		if (c->run && !late) {
+			if (now - begun < KP_LATE_US * NSEC_PER_USEC)
+				continue;
+			late = true;
+			c->run->late_waits++;
+		}
+		cond_resched();
+	}
+}
+
+/* Our buffer's last byte goes back to the device for the next write. */
+static void kp_wlat_rearm(struct kp_conn *c)
+{
+	ib_dma_sync_single_for_device(kp_dev(c), c->rdma.dma + c->t->size - 1,
+				      1, DMA_BIDIRECTIONAL);
+}
+
+/* Our next write's @mark, in our start buffer's last byte. */
+static void kp_wlat_mark_src(struct kp_conn *c, u8 mark)
+{
+	WRITE_ONCE(*((u8 *)c->start.vaddr + c->t->size - 1), mark);
+	ib_dma_sync_single_for_device(kp_dev(c), c->start.dma + c->t->size - 1,
+				      1, DMA_BIDIRECTIONAL);
+}
+
+/* Write our start buffer into the peer's buffer. */
+static int kp_wlat_write(struct kp_conn *c, bool signal)
+{
+	return kp_post_rdma(c, IB_WR_RDMA_WRITE, &c->start, c->t->size,
+			    KP_WR_WRITE, signal, 0);
+}
+
+/*
+ * The plain variant.  The client marks its last write; the server answers
+ * that one marked too, and stops.  Inside a timed interval: the post and
+ * the poll of the answer's mark; the mark itself is written before.
+ */
+static int kp_wlat_plain(struct kp_conn *c)
+{
+	bool client = c->t->opts.role == KP_ROLE_CLIENT;
+	u64 warm = client ? c->t->opts.warmup : 0;
+	bool last = false, echo;
+	u64 i, t0, now = 0;
+	u8 mark;
+	int ret;
+
+	if (!c->start.vaddr || !c->rdma.vaddr) {
+		kp_err(c->t, "wlat: the plain variant needs host memory on this side");
+		return -EINVAL;
+	}
+	for (i = 0; !last; i++) {
+		bool signal = (i + 1) % KP_WLAT_SIGNAL == 0;
+		bool timed = i >= warm;
+
+		if (i == warm)
+			now = kp_run_begin(c, &c->t->run);
+		mark = kp_wlat_mark(i);
+		if (client) {
+			last = timed && kp_run_over(c, i - warm + 1, now);
+			mark |= last ? KP_WLAT_LAST : 0;
+			/* the mark before the clock: only the write is timed */
+			kp_wlat_mark_src(c, mark);
+			t0 = ktime_get_ns();
+			ret = kp_wlat_write(c, signal || last);
+			if (ret)
+				return ret;
+			ret = kp_wlat_poll(c, mark & ~KP_WLAT_LAST, &echo);
+			now = ktime_get_ns();
+			if (ret)
+				return ret;
+			kp_wlat_rearm(c);
+			if (echo != last) {
+				kp_err(c->t, "wlat: the answer to write %llu %s the last mark",
+				       i, echo ? "has" : "lacks");
+				return -EPROTO;
+			}
+			if (timed) {
+				kp_lat_sample(c, i - warm, now - t0);
+				kp_run_tick(c, i - warm + 1, now);
+			}
+		} else {
+			ret = kp_wlat_poll(c, mark, &last);
+			if (ret)
+				return ret;
+			kp_wlat_rearm(c);
+			kp_wlat_mark_src(c, mark | (last ? KP_WLAT_LAST : 0));
+			ret = kp_wlat_write(c, signal || last);
+			if (ret)
+				return ret;
+		}
+		/* between round trips: what the polls left of our completions */
+		if (c->sends_out) {
+			ret = kp_wlat_reap(c);
+			if (ret)
+				return ret;
+		}
+		kp_loop_yield(c);
+	}
+	/* the run is over: the settling waits are not part of it */
+	kp_run_end(c);
+	return kp_sends_settle(c) ?: kp_stats_pingpong(c, i, warm);
+}
+
+/*
+ * The immediate-data variant.  The client ends each size by marking its
+ * last write; the server, which knows neither count nor clock of the
+ * client, answers that one (marked too) and stops.  The client's first
+ * warmup= round trips are not timed; the server answers them like any
+ * other.
+ */
+static int kp_wlat_imm(struct kp_conn *c)
 {
 	bool client = c->t->opts.role == KP_ROLE_CLIENT;
 	u64 warm = client ? c->t->opts.warmup : 0;
@@ -119,4 +317,9 @@ int kp_wlat_run(struct kp_conn *c)
 	/* the run is over: the settling waits are not part of it */
 	kp_run_end(c);
 	return kp_sends_settle(c) ?: kp_stats_pingpong(c, i, warm);
+}
+
+int kp_wlat_run(struct kp_conn *c)
+{
+	return c->t->wlat_imm ? kp_wlat_imm(c) : kp_wlat_plain(c);
 }

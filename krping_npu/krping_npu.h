@@ -64,7 +64,7 @@ struct kp_rdma_info {
 } __packed;
 
 #define KP_HELLO_MAGIC		0x4b504e55	/* "KPNU" */
-#define KP_HELLO_VERSION	3
+#define KP_HELLO_VERSION	4
 
 enum kp_msg_type {
 	KP_MSG_HELLO = 1,	/* client: test parameters and its buffer */
@@ -75,6 +75,8 @@ enum kp_msg_type {
 
 #define KP_HELLO_DUPLEX		0x01	/* HELLO: the server streams too */
 #define KP_HELLO_MORE		0x02	/* FIN: a HELLO for the next size follows */
+/* HELLO, HELLO_ACK: wlat with immediate data (this side cannot poll) */
+#define KP_HELLO_IMM		0x04
 
 /* Test-mode control message; never sent in ping mode (rping speaks 16B). */
 struct kp_hello {
@@ -303,6 +305,7 @@ struct kp_test {
 	u32 duration_s;
 	u32 size;
 	bool duplex;
+	bool wlat_imm;		/* wlat: immediate data, not polled buffers */
 	bool more;		/* server: the client's FIN said another size */
 
 	/*

@@ -89,7 +89,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"test mode: RDMA READ latency (no mode: ping; one mode at most)" },
 	[KP_OPT_WLAT] = { "wlat", KP_T_MODE, KP_F(mode), KP_MODE_WLAT, 0,
 		"",
-		"test mode: RDMA WRITE ping-pong latency, as ib_write_lat" },
+		"test mode: RDMA WRITE ping-pong latency, as ib_write_lat: plain writes, each side polling the last byte of its buffer for the peer's (imm: immediate data instead)" },
 	[KP_OPT_BW] = { "bw", KP_T_MODE, KP_F(mode), KP_MODE_BW, 0,
 		"",
 		"test mode: RDMA WRITE bandwidth, txdepth writes in flight, as ib_write_bw" },
@@ -149,6 +149,9 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_PROBE] = { "probe", KP_T_U32, KP_F(probe_ms), 0, KP_MAX_PROBE_MS,
 		"",
 		"a wait on the peer (the FIN after its stream, bw,send's receives) probes it every this many ms with a zero-length RDMA WRITE, and lasts while the peer's HCA answers; a probe failing ends it at once, -EHOSTDOWN (default 1000; 0: off, the wait bound by timeout and 64 MB/s)" },
+	[KP_OPT_IMM] = { "imm", KP_T_FLAG, KP_F(wlat_imm), 0, 0,
+		"client, wlat",
+		"writes with immediate data, each seen as a receive completion instead of by polling the buffer: NPU memory, which the CPU cannot poll, needs it, and events too; either side's mem=npu or events choose it" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -638,6 +641,12 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 	}
 	if (o->gbits && (o->role != KP_ROLE_CLIENT || o->mode != KP_MODE_BW)) {
 		kp_err(err, errlen, "'gbits' is for a bw client, not a %s %s",
+		       kp_mode_name(o->mode), kp_role_name(o->role));
+		return -EINVAL;
+	}
+	if (o->wlat_imm && (o->role != KP_ROLE_CLIENT ||
+			    o->mode != KP_MODE_WLAT)) {
+		kp_err(err, errlen, "'imm' is for a wlat client, not a %s %s",
 		       kp_mode_name(o->mode), kp_role_name(o->role));
 		return -EINVAL;
 	}

@@ -103,6 +103,7 @@ struct kp_opts {
 	bool bw_send;			/* bw: SENDs, not WRITEs (mode bw_send) */
 	bool gbits;			/* bw: Gb/s beside MiB/s */
 	bool events;			/* sleep on completion events, not busy-poll */
+	bool wlat_imm;			/* wlat: writes with immediate data */
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
 	u32 ncpus;			/* 0: all in the writer's thread */
@@ -149,6 +150,7 @@ enum kp_opt_id {
 	KP_OPT_QPS,
 	KP_OPT_CPUS,
 	KP_OPT_PROBE,
+	KP_OPT_IMM,
 	KP_OPT_NR,
 };
 

@@ -519,6 +519,8 @@ int kp_lat_format(char *buf, size_t len, const char *mode,
 		kp_put(&o, " %s=%llu.%02u", kp_lat_fields[i].text,
 		       KP_US_INT(kp_lat_field(r, i)),
 		       KP_US_FRAC(kp_lat_field(r, i)));
+	if (r->variant)
+		kp_put(&o, " variant=%s", r->variant);
 	return (int)o.n;
 }
 
@@ -673,6 +675,8 @@ int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,
 		kp_put(&o, ", \"%s\": %llu.%02u", kp_lat_fields[i].json,
 		       KP_US_INT(kp_lat_field(r, i)),
 		       KP_US_FRAC(kp_lat_field(r, i)));
+	if (r->variant)
+		kp_put(&o, ", \"variant\": \"%s\"", r->variant);
 	kp_put(&o, ", \"cdf\": [");
 	for (i = 0; i < KP_CDF_POINTS; i++)
 		kp_put(&o, "%s[%u.%03u, %llu.%02u]", i ? ", " : "",

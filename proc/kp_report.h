@@ -33,6 +33,8 @@ struct kp_lat_result {
 	 * read, nothing, a clock read), divided as the figures are
 	 */
 	u64 harness;
+	/* wlat: the variant that ran, "write" or "imm"; NULL elsewhere */
+	const char *variant;
 	u64 cdf[KP_CDF_POINTS];	/* ns at each of kp_cdf_permille */
 	/* the whole run's histogram, non-empty buckets in order (or none) */
 	struct kp_hist_bucket *hist;

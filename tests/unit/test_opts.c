@@ -296,7 +296,7 @@ static void test_help(void)
 		"npu_va=N|0xN", "npu_len=N|0xN",
 		"sizes=N[-M][:...]", "duration=", "progress=", "warmup=",
 		"gbits", "events", "read", "slat", "send", "qps=1..64",
-		"cpus=N[-M][:...]", "probe=",
+		"cpus=N[-M][:...]", "probe=", "imm",
 	};
 	unsigned int i;
 
@@ -406,6 +406,16 @@ static void test_perftest_opts(void)
 	KT_CHECK(o.gbits && o.warmup == 1 && !o.events, "gbits");
 	expect_ok(BASE ",rlat,sizes=64-128,warmup=1000000");
 	expect_ok(BASE ",fr,events");
+	/* imm: wlat's immediate-data variant, a client's choice */
+	expect_ok(BASE ",wlat,imm");
+	KT_CHECK(o.wlat_imm && o.mode == KP_MODE_WLAT, "wlat,imm");
+	expect_ok(BASE ",wlat");
+	KT_CHECK(!o.wlat_imm, "wlat is plain by default");
+	expect_err(BASE ",rlat,imm", -EINVAL, "'imm' is for a wlat client");
+	expect_err(BASE ",imm", -EINVAL, "'imm' is for a wlat client");
+	expect_err("server,addr=192.0.2.1,port=1,wlat,imm", -EINVAL,
+		   "'imm' is for a wlat client");
+	expect_err(BASE ",wlat,imm=1", -EINVAL, "takes no value");
 	expect_err(BASE ",bw,warmup=0", -ERANGE, "warmup");
 	expect_err(BASE ",bw,warmup=1000001", -ERANGE, "warmup");
 	expect_err(BASE ",warmup=10", -EINVAL, "needs 'rlat'");

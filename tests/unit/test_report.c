@@ -56,6 +56,12 @@ static void test_lat(void)
 	KT_CHECK(field(line, "harness[usec]") == 0.06 &&
 		 !strcmp(strstr(line, " harness[usec]="), " harness[usec]=0.06"),
 		 "harness text: %s", line);
+	/* wlat says which variant ran, after the figures */
+	r.variant = "write";
+	kp_lat_format(line, sizeof(line), "wlat", &r);
+	KT_CHECK(!strcmp(strstr(line, " harness[usec]="),
+			 " harness[usec]=0.06 variant=write"), "variant text: %s", line);
+	r.variant = NULL;
 	KT_CHECK(field(line, "t_min[usec]") == 1.00, "t_min text: %s", line);
 	KT_CHECK(field(line, "t_max[usec]") == 1000.00, "t_max text");
 	KT_CHECK(field(line, "t_typical[usec]") == 501.00, "t_typical text");
@@ -624,6 +630,14 @@ static void test_json(void)
 		 strstr(line, "\"kernel\": \"6.1.0-56-amd64\"") &&
 		 strstr(line, "\"cdf\": [[0.000, 1.00], [0.010, 10.00], ") &&
 		 strstr(line, "[1.000, 1000.00]]}"), "lat json text: %s", line);
+	KT_CHECK(!strstr(line, "variant"), "no variant but wlat's: %s", line);
+	r.variant = "imm";
+	kp_lat_json(line, sizeof(line), &c, &r);
+	KT_CHECK(json_shape(line) &&
+		 strstr(line, "\"harness\": 0.00, \"variant\": \"imm\", \"cdf\": [["),
+		 "variant json: %s", line);
+	r.variant = NULL;
+	n = kp_lat_json(line, sizeof(line), &c, &r);
 	/* truncation reports the full length, stays terminated */
 	n = kp_lat_json(small, sizeof(small), &c, &r);
 	KT_CHECK((size_t)n == strlen(line) && strlen(small) == sizeof(small) - 1,

@@ -121,6 +121,29 @@ kp_test rlat-64KiB t_lat rlat 65536 100
 kp_test wlat-64B t_lat wlat 64 500
 kp_test wlat-64KiB t_lat wlat 65536 100
 
+# wlat's two variants: plain writes seen by polling the buffer's last
+# byte (as ib_write_lat), or with immediate data (imm, and events, which
+# sleeps on completions); the result says which ran, in text and JSON
+t_wlat_variant() {
+	opts=$1 want=$2 size=$3
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,wlat,size=$size,count=300$opts"
+	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
+	r=$(kp_res $CID)
+	kp_check_lat "$r" wlat "$size" 300 || return 1
+	[ "$(kp_num "$r" variant)" = "$want" ] || { kp_why "variant: $r"; return 1; }
+	[ "${r% variant=$want}" != "$r" ] || { kp_why "variant not last: $r"; return 1; }
+	kp_json $CID | grep -q "\"variant\": \"$want\", \"cdf\": " ||
+		{ kp_why "JSON: $(kp_json $CID)"; return 1; }
+	[ "$(kp_res $SID)" = "wlat served #bytes=$size #iterations=300" ] ||
+		{ kp_why "server: $(kp_res $SID)"; return 1; }
+	kp_log "wlat$opts $size B: variant $want, t_typical $(kp_num "$r" 't_typical[usec]') us, harness $(kp_num "$r" 'harness[usec]') us"
+}
+kp_test wlat-write-64B t_wlat_variant "" write 64
+kp_test wlat-write-4KiB t_wlat_variant "" write 4096
+kp_test wlat-imm-64B t_wlat_variant ",imm" imm 64
+kp_test wlat-events-imm t_wlat_variant ",events" imm 64
+
 # fast-registration loop on the client; the server only says hello and FIN
 t_fr() {
 	PORT=$((PORT + 1))

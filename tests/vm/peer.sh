@@ -219,6 +219,16 @@ kp_test mixed-npu-client t_npu_pair host npu "size=65536,count=10,validate" "pin
 kp_test mixed-npu-server t_npu_pair npu host "size=65536,count=10,validate" "ping #bytes=65536 rounds=10 validated=yes"
 kp_test npu-rlat t_npu_pair npu npu "rlat,size=65536,count=100" rlat 65536 100
 kp_test npu-wlat t_npu_pair npu npu "wlat,size=64,count=300" wlat 64 300
+# wlat's plain variant polls the buffers, which NPU memory does not let
+# the CPU do: NPU memory on either side makes both run the immediate-data
+# variant, the server's by its answer to the client's hello
+t_npu_wlat_variant() {
+	t_npu_pair "$1" "$2" "wlat,size=64,count=100" wlat 64 100 || return 1
+	[ "$(kp_num "$(kp_res $CID)" variant)" = imm ] ||
+		{ kp_why "server mem=$1, client mem=$2: $(kp_res $CID)"; return 1; }
+}
+kp_test npu-wlat-imm-server-npu t_npu_wlat_variant npu host
+kp_test npu-wlat-imm-client-npu t_npu_wlat_variant host npu
 kp_test npu-bw t_npu_pair npu npu "bw,size=65536,count=200" bw 65536 200
 kp_test npu-bw-duplex-mixed t_npu_pair host npu "bw,duplex,size=65536,count=100" bw 65536 100
 
