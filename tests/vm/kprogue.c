@@ -73,7 +73,7 @@ struct kp_hello {
 } __attribute__((packed));
 
 #define KP_HELLO_MAGIC	0x4b504e55
-#define KP_HELLO_VER	3
+#define KP_HELLO_VER	4	/* KP_HELLO_VERSION in krping_npu/krping_npu.h */
 #define KP_MSG_HELLO	1
 #define KP_MSG_ACK	2
 #define KP_MSG_FIN	3
