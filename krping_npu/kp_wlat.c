@@ -12,6 +12,7 @@
  */
 #include <linux/ktime.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 
 #include "krping_npu.h"
 
@@ -96,7 +97,8 @@ static int kp_wlat_reap(struct kp_conn *c)
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++) {
-		if (wc[i].wr_id == KP_WR_WRITE)
+		/* our writes, and our last control message (the hello) */
+		if (wc[i].wr_id == KP_WR_WRITE || wc[i].wr_id == KP_WR_SEND)
 			continue;
 		if (wc[i].wr_id == KP_WR_RECV) {
 			ret = kp_recv_keep(c, &wc[i]);
@@ -114,11 +116,12 @@ static int kp_wlat_reap(struct kp_conn *c)
  * Poll the last byte of our buffer until it reads @mark (the peer's write
  * has landed: devices place a write's bytes in order, which ib_write_lat
  * relies on too), syncing it for the CPU before each read (a no-op where
- * DMA is coherent).  Every 64 reads, and only then: our signaled writes'
- * completions are reaped (errors end the wait), the CM and a stop are
- * heard, the wait is bounded by c->wait_ms, and the CPU is given to a
- * task waiting for it, or once the wait is KP_LATE_US old, as kp_poll()
- * does.
+ * DMA is coherent).  Every 64 reads, and only then, the cheap checks: the
+ * CM's word and a stop, the bound c->wait_ms and KP_LATE_US on the
+ * scheduler's clock (local_clock(): the TSC even where the timekeeping
+ * clocksource is the slow HPET), and a task waiting for the CPU, which
+ * gets it, as in kp_poll().  The CQ is reaped only once the wait is late
+ * (a failed write of ours ends it then), otherwise between round trips.
  */
 static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 {
@@ -140,12 +143,12 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 		}
 		if (++spins % 64)
 			continue;
-		ret = kp_wlat_reap(c);
+		ret = kp_cm_check(c);
 		if (ret)
 			return ret;
 		if (kp_stopping(c->t))
 			return -EINTR;
-		now = ktime_get_ns();
+		now = local_clock();
 		if (!begun)
 			begun = now;
 		if (now - begun > (u64)c->wait_ms * NSEC_PER_MSEC) {
@@ -165,6 +168,11 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 				continue;
 			late = true;
 			c->run->late_waits++;
+		}
+		if (late || !c->run) {
+			ret = kp_wlat_reap(c);
+			if (ret)
+				return ret;
 		}
 		cond_resched();
 	}
@@ -244,11 +252,12 @@ static int kp_wlat_plain(struct kp_conn *c)
 			ret = kp_wlat_poll(c, mark, &last);
 			if (ret)
 				return ret;
-			kp_wlat_rearm(c);
 			kp_wlat_mark_src(c, mark | (last ? KP_WLAT_LAST : 0));
 			ret = kp_wlat_write(c, signal || last);
 			if (ret)
 				return ret;
+			/* the answer first: the client's clock runs */
+			kp_wlat_rearm(c);
 		}
 		/* between round trips: what the polls left of our completions */
 		if (c->sends_out) {
