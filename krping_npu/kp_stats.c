@@ -102,11 +102,14 @@ static u64 kp_thread_ns(void)
  * Softirq work on each CPU of @cpus so far that no other figure holds,
  * ns, into @ns[cpu]: the run time of the CPU's ksoftirqd (softirqs
  * deferred to that thread), and with IRQ_TIME_ACCOUNTING the softirq time
- * the kernel measured apart from every task.  Without it, softirq run on
- * a task's back is in that task's time (the stream thread's included),
- * and the tick-sampled CPUTIME_SOFTIRQ would count it a second time: it
- * is left out, and softirq on the back of other tasks or the idle loop
- * goes uncounted.
+ * the kernel measured apart from every task (CPUTIME_SOFTIRQ, less the
+ * ticks of ksoftirqd's it also holds, which its run time replaces).
+ * Without it, softirq run on a task's back is in that task's time (the
+ * stream thread's included), and the tick-sampled CPUTIME_SOFTIRQ would
+ * count it a second time: it is left out, and softirq on the back of
+ * other tasks or the idle loop goes uncounted.  (A kernel built with it
+ * may still turn it off at boot, on an unstable TSC: then the sampled
+ * figure counts the thread's share again.)
  */
 static void kp_softirq_snap(const struct cpumask *cpus, u64 *ns)
 {
@@ -131,6 +134,9 @@ static void kp_softirq_snap(const struct cpumask *cpus, u64 *ns)
 		    !cpumask_test_cpu(cpu, cpus))
 			continue;
 		ns[cpu] += READ_ONCE(p->se.sum_exec_runtime);
+#ifdef CONFIG_IRQ_TIME_ACCOUNTING
+		ns[cpu] -= READ_ONCE(p->stime);
+#endif
 	}
 	rcu_read_unlock();
 }

@@ -42,14 +42,17 @@ ours() {
 # softirq work of CPU 0 (the clients' CPU) so far that no task's time
 # holds, in seconds, as krping_npu counts its own (kp_stats.c): the run
 # time of ksoftirqd/0, and only where the kernel measures softirq time
-# apart from tasks (IRQ_TIME_ACCOUNTING) CPU 0's softirq time; otherwise
-# softirq on the client's back is in the client's time already
+# apart from tasks (IRQ_TIME_ACCOUNTING) CPU 0's softirq time less
+# ksoftirqd/0's ticks, which it holds too; otherwise softirq on the
+# client's back is in the client's time already
 IRQT=$(cat /sys/module/krping_npu/parameters/irq_time_accounting)
 KSI0=$(for d in /proc/[0-9]*; do [ "$(cat $d/comm 2>/dev/null)" = ksoftirqd/0 ] && echo ${d#/proc/}; done | head -1)
 softirq0() {
 	awk -v irqt="$IRQT" 'FILENAME ~ /schedstat/ { k = $1 / 1e9; next }
-		$1 == "cpu0" { s = (irqt == "y") ? $8 / 100 : 0 }
-		END { printf "%.6f\n", k + s }' /proc/$KSI0/schedstat /proc/stat
+		FILENAME ~ /stat$/ && FNR == 1 && $2 ~ /^\(ksoftirqd/ { kst = $15 / 100; next }
+		$1 == "cpu0" { s = $8 / 100 }
+		END { printf "%.6f\n", k + ((irqt == "y") ? s - kst : 0) }' \
+		/proc/$KSI0/schedstat /proc/$KSI0/stat /proc/stat
 }
 
 # perftest: server in the background, client prints the result row; a
