@@ -500,10 +500,10 @@ t_drain_refused() {
 		{ kp_why "client's result: $(kp_res "$cid")"; return 1; }
 	[ "$hits" -ge 2 ] || { kp_why "$hits moves to the error state refused, want 2 (disconnect, drain)"; return 1; }
 	kp_kmsg > /tmp/kmsg.drain
+	! grep -q "krping_npu $cid: drain: the QP did not flush" /tmp/kmsg.drain ||
+		{ kp_why "the drain posted its markers on a live QP and waited: $(grep "did not flush" /tmp/kmsg.drain)"; return 1; }
 	grep -q "krping_npu $cid: drain: the QP does not enter the error state: not drained" /tmp/kmsg.drain ||
 		{ kp_why "no 'not drained' line for test $cid"; return 1; }
-	! grep -q "krping_npu $cid: drain: the QP did not flush" /tmp/kmsg.drain ||
-		{ kp_why "the drain waited on a live QP: $(grep "did not flush" /tmp/kmsg.drain)"; return 1; }
 	kp_log "drain-refused: $hits moves to the error state refused; the live QP was not drained"
 	sleep 1
 	kp_idle "the refused drain"
