@@ -32,7 +32,9 @@ int kp_stats_alloc(struct kp_conn *c)
 	if (kp_mode_bw(t->mode)) {
 		st->ring = vmalloc(array_size(KP_BW_RING, sizeof(u64)));
 		st->slot_buf = vmalloc(array_size(KP_BW_SLOTS, sizeof(u64)));
-		st->softirq_ns = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+		/* each CPU's softirq work at the start, then at the end */
+		st->softirq_ns = kcalloc(2 * nr_cpu_ids, sizeof(u64),
+					 GFP_KERNEL);
 		if (!st->ring || !st->slot_buf || !st->softirq_ns ||
 		    !zalloc_cpumask_var(&st->cpus_run, GFP_KERNEL)) {
 			kp_err(t, "no memory for a bw stream's window and CPU time accounting");
