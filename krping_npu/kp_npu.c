@@ -441,7 +441,7 @@ int kp_npu_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 	const struct peer_memory_client_mofed *pc = c->t->npu->client;
 	struct ib_device *dev = kp_dev(c);
 	int nmap = 0, n, ret;
-	u32 npages;
+	u32 npages, slots;
 
 	b->size = size;
 	b->conn = c;
@@ -499,11 +499,21 @@ int kp_npu_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 		       npages, dev->attrs.max_fast_reg_page_list_len);
 		return -EINVAL;
 	}
-	b->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, npages);
+	/*
+	 * One page slot more where the device allows it: rxe before 6.3
+	 * reads its page table one entry past the last page when a copy
+	 * ends on the last page of a full map of 256 (rxe_mr_copy(); KASAN:
+	 * slab-out-of-bounds, a 1 MiB buffer in 4 KiB HAL pages).  The
+	 * spare slot gives that map a successor; the host path has one too.
+	 * At the device's limit (rxe: 512 pages) there is none to give, and
+	 * rxe's read past its table (a value it never uses) remains.
+	 */
+	slots = min(npages + 1, dev->attrs.max_fast_reg_page_list_len);
+	b->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, slots);
 	if (IS_ERR(b->mr)) {
 		ret = PTR_ERR(b->mr);
 		b->mr = NULL;
-		kp_err(c->t, "ib_alloc_mr(%u pages): %d", npages, ret);
+		kp_err(c->t, "ib_alloc_mr(%u pages): %d", slots, ret);
 		return ret;
 	}
 	n = ib_map_mr_sg(b->mr, b->npu_mr_sgl, b->npu_nents, NULL,
