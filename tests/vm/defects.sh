@@ -153,7 +153,13 @@ t_ack_status() {
 		sleep 0.1; i=$((i + 1))
 	done
 	wait $rp
-	[ "$(cat /tmp/rogue.out)" = "hello=1" ] || { kp_why "rogue server: $(cat /tmp/rogue.out)"; return 1; }
+	# the client leaves as soon as it has read the status, which may be
+	# before its RC ack of that message reaches the rogue server (seen on
+	# 6.1-rt): the rogue's own send completion then fails, and says so
+	case "$(cat /tmp/rogue.out | tr '\n' '|')" in
+	"hello=1|" | "hello=1|ack send: "*) ;;
+	*) kp_why "rogue server: $(cat /tmp/rogue.out)"; return 1 ;;
+	esac
 	[ "$out" = "errno=71" ] || { kp_why "client: $out, want errno=71"; return 1; }
 	dmesg | grep -q "server's status $status is no errno" || { kp_why "no dmesg line for $status"; return 1; }
 	kp_idle "the status test"
@@ -226,10 +232,15 @@ t_sink_qps_slow() {
 	probe=$1 want_srv=$2
 	PORT=$((PORT + 1))
 	base=$(kp_last_id)
+	# without probes the server must give up inside one 2 s stall: its
+	# bound 1.5 s, shorter than the stall (a 2 s bound against a 2 s
+	# stall was a toss-up: the server once went through on 6.12)
+	stm=2000
+	[ "$probe" = ",probe=0" ] && stm=1500
 	cp /usr/bin/kpwrite /usr/bin/kpcli
 	insmod $KP/kpdelay.ko sym=kp_bw_step ms=2000 comm=kpcli max=2 ||
 		{ kp_why "insmod kpdelay"; return 1; }
-	kpwrite "server,addr=$A,port=$PORT,timeout=2000$probe" > /tmp/srv.out 2>&1 &
+	kpwrite "server,addr=$A,port=$PORT,timeout=$stm$probe" > /tmp/srv.out 2>&1 &
 	sp=$!
 	i=0
 	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
