@@ -514,7 +514,8 @@ t_drain_refused() {
 	! grep -q "krping_npu $cid: drain: the QP did not flush" /tmp/kmsg.drain ||
 		{ kp_why "the drain posted its markers on a live QP and waited: $(grep "did not flush" /tmp/kmsg.drain)"; return 1; }
 	grep -q "krping_npu $cid: drain: the QP does not enter the error state: not drained" /tmp/kmsg.drain ||
-		{ kp_why "no 'not drained' line for test $cid"; return 1; }
+		{ sed 's/^/KPLOG   /' /tmp/kmsg.drain | tail -20
+		  kp_why "no 'not drained' line for test $cid ($hits refused)"; return 1; }
 	kp_log "drain-refused: $hits moves to the error state refused; the live QP was not drained"
 	sleep 1
 	kp_idle "the refused drain"
