@@ -254,6 +254,22 @@ void kp_loop_yield(struct kp_conn *c)
 		cond_resched();
 }
 
+/*
+ * A timed busy-poll gives the CPU to a task waiting for it (a software
+ * device's worker: what the wait is for); counted once a wait, in
+ * *@yielded.  Returns whether it yielded.
+ */
+bool kp_run_yield_waiting(struct kp_run *r, bool *yielded)
+{
+	if (!need_resched())
+		return false;
+	if (!*yielded)
+		r->sched_yields++;
+	*yielded = true;
+	cond_resched();
+	return true;
+}
+
 /* How the measured loops wait for a completion: busy-poll, or events. */
 unsigned int kp_loop_spin(struct kp_conn *c)
 {

@@ -1002,13 +1002,9 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 			 * for), otherwise only once it is already late, and
 			 * from then on as any other.
 			 */
-			if (c->run && !late && need_resched()) {
-				if (!yielded)
-					c->run->sched_yields++;
-				yielded = true;
-				cond_resched();
+			if (c->run && !late &&
+			    kp_run_yield_waiting(c->run, &yielded))
 				continue;
-			}
 			if (c->run && !late) {
 				u64 now = ktime_get_ns();
 

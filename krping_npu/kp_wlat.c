@@ -156,13 +156,9 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 			       c->wait_ms);
 			return -ETIMEDOUT;
 		}
-		if (c->run && !late && need_resched()) {
-			if (!yielded)
-				c->run->sched_yields++;
-			yielded = true;
-			cond_resched();
+		if (c->run && !late &&
+		    kp_run_yield_waiting(c->run, &yielded))
 			continue;
-		}
 		if (c->run && !late) {
 			if (now - begun < KP_LATE_US * NSEC_PER_USEC)
 				continue;
