@@ -12,7 +12,6 @@
  */
 #include <linux/ktime.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 
 #include "krping_npu.h"
 
@@ -116,11 +115,11 @@ static int kp_wlat_reap(struct kp_conn *c)
  * Poll the last byte of our buffer until it reads @mark (the peer's write
  * has landed: devices place a write's bytes in order, which ib_write_lat
  * relies on too), syncing it for the CPU before each read (a no-op where
- * DMA is coherent).  Every 64 reads, and only then, the cheap checks: the
- * CM's word and a stop, the bound c->wait_ms and KP_LATE_US on the
- * scheduler's clock (local_clock(): the TSC even where the timekeeping
- * clocksource is the slow HPET), and a task waiting for the CPU, which
- * gets it, as in kp_poll().  The CQ is reaped only once the wait is late
+ * DMA is coherent).  Every 64 reads, and only then, the checks: the CM's
+ * word and a stop, the bound c->wait_ms and KP_LATE_US on the clock the
+ * samples are taken with (a wait is late only if its round trip is: the
+ * scheduler's clock, the TSC, runs apart from an HPET clocksource under
+ * TCG), and a task waiting for the CPU, which gets it, as in kp_poll().  The CQ is reaped only once the wait is late
  * (a failed write of ours ends it then), otherwise between round trips.
  */
 static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
@@ -148,7 +147,7 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 			return ret;
 		if (kp_stopping(c->t))
 			return -EINTR;
-		now = local_clock();
+		now = ktime_get_ns();
 		if (!begun)
 			begun = now;
 		if (now - begun > (u64)c->wait_ms * NSEC_PER_MSEC) {
