@@ -885,6 +885,15 @@ static bool kp_flush_why(struct kp_conn *c)
 	return kp_cm_check(c) != 0;
 }
 
+/* The CM's word on the connection, as a wait on the peer returns it. */
+static int kp_poll_cm(struct kp_conn *c)
+{
+	int err = kp_cm_check(c);
+
+	return c->probing && err == -ECONNRESET ?
+	       kp_peer_lost(c, "disconnected", err) : err;
+}
+
 /*
  * @n completions reaped into @wc: any error ends the test; the send
  * queue's and the receive queue's bookkeeping and the counters follow.
@@ -896,14 +905,10 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 
 	for (i = 0; i < n; i++) {
 		if (wc[i].status != IB_WC_SUCCESS) {
+			/* as an empty poll's disconnect (kp_poll()) */
 			if (wc[i].status == IB_WC_WR_FLUSH_ERR &&
-			    kp_flush_why(c)) {
-				int err = kp_cm_check(c);
-
-				/* as an empty poll's disconnect (kp_poll()) */
-				return c->probing && err == -ECONNRESET ?
-				       kp_peer_lost(c, "disconnected", err) : err;
-			}
+			    kp_flush_why(c))
+				return kp_poll_cm(c);
 			/*
 			 * A probe failed on its own (retries exhausted): the
 			 * peer is gone.  A flushed one says only that the QP
@@ -979,13 +984,16 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 			return n;
 		if (n)
 			return kp_poll_take(c, wc, n);
-		n = kp_cm_check(c);
-		if (n)
-			return c->probing && n == -ECONNRESET ?
-			       kp_peer_lost(c, "disconnected", n) : n;
+		/*
+		 * Spinning, the CM and a stop are heard every 64 empty polls:
+		 * between two polls of a timed wait is nothing but the poll.
+		 */
 		if (spins < spin) {
 			if (++spins % 64)
 				continue;
+			n = kp_poll_cm(c);
+			if (n)
+				return n;
 			if (kp_stopping(c->t))
 				return -EINTR;
 			if (time_after(jiffies, deadline)) {
@@ -1018,6 +1026,9 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 			cond_resched();
 			continue;
 		}
+		n = kp_poll_cm(c);
+		if (n)
+			return n;
 		/*
 		 * Armed already, its handler not yet run: the CQ was empty
 		 * just now, so a completion since that arm has queued the
