@@ -119,8 +119,9 @@ static int kp_wlat_reap(struct kp_conn *c)
  * word and a stop, the bound c->wait_ms and KP_LATE_US on the clock the
  * samples are taken with (a wait is late only if its round trip is: the
  * scheduler's clock, the TSC, runs apart from an HPET clocksource under
- * TCG), and a task waiting for the CPU, which gets it, as in kp_poll().  The CQ is reaped only once the wait is late
- * (a failed write of ours ends it then), otherwise between round trips.
+ * TCG), and a task waiting for the CPU, which gets it, as in kp_poll().
+ * The CQ is reaped only once the wait is late (a failed write of ours
+ * ends it then), otherwise between round trips.
  */
 static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 {
