@@ -20,11 +20,18 @@ static void kp_cq_handler(struct ib_cq *cq, void *ctx)
 {
 	struct kp_conn *c = ctx;
 
+	/*
+	 * Teardown may free @c once the arm is spent, after a grace period
+	 * (kp_cq_quiesce()): what follows is in one, whatever context the
+	 * device calls from (siw: its CM worker, preemptible).
+	 */
+	rcu_read_lock();
 	WRITE_ONCE(c->cq_event, true);
 	/* the arm is spent: kp_poll() may arm again, teardown go on */
 	smp_mb__before_atomic();
 	clear_bit(KP_CQ_ARMED, &c->cq_flags);
 	wake_up(&c->t->wq);
+	rcu_read_unlock();
 }
 
 static void kp_cq_event(struct ib_event *ev, void *ctx)
@@ -188,7 +195,7 @@ static bool kp_drain(struct kp_conn *c, bool *done)
 	const struct ib_send_wr *sbad;
 	const struct ib_recv_wr *rbad;
 	unsigned long deadline = jiffies + msecs_to_jiffies(KP_DRAIN_MS);
-	bool sq, rq, came = false;
+	bool sq, rq, posted, came = false;
 	struct ib_wc wc[8];
 	int n, i;
 
@@ -204,6 +211,8 @@ static bool kp_drain(struct kp_conn *c, bool *done)
 	}
 	sq = !ib_post_send(c->qp, &swr.wr, &sbad);
 	rq = !ib_post_recv(c->qp, &rwr, &rbad);
+	/* a marker not posted: nothing says the queue has flushed */
+	posted = sq && rq;
 	while (sq || rq) {
 		local_bh_disable();
 		n = ib_poll_cq(c->cq, ARRAY_SIZE(wc), wc);
@@ -236,7 +245,7 @@ static bool kp_drain(struct kp_conn *c, bool *done)
 		}
 		usleep_range(50, 200);
 	}
-	*done = true;
+	*done = posted;
 	return came;
 }
 
@@ -247,7 +256,8 @@ static bool kp_drain(struct kp_conn *c, bool *done)
  * after its free (KASAN: __tasklet_schedule_common from rxe_cq_post).
  * The QP is gone, so no completion queues it anew; one queued already
  * runs the handler, which clears KP_CQ_ARMED: wait for that, then for
- * the tasklet's return (it runs in softirq: an RCU grace period).  An arm
+ * the handler's return (an RCU reader, in whatever context the device
+ * calls it from: a grace period).  An arm
  * still set after the drain's completions (@came) spent it means a device
  * that does not call for flushed completions: named, once the bound is
  * over.  Without them the arm may be unspent, and nothing will call.  A
@@ -905,10 +915,16 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 
 	for (i = 0; i < n; i++) {
 		if (wc[i].status != IB_WC_SUCCESS) {
-			/* as an empty poll's disconnect (kp_poll()) */
-			if (wc[i].status == IB_WC_WR_FLUSH_ERR &&
-			    kp_flush_why(c))
-				return kp_poll_cm(c);
+			/*
+			 * as an empty poll's disconnect (kp_poll()); or a
+			 * stop's: -EINTR, as every stopped wait returns
+			 */
+			if (wc[i].status == IB_WC_WR_FLUSH_ERR) {
+				if (kp_flush_why(c))
+					return kp_poll_cm(c);
+				if (kp_stopping(c->t))
+					return -EINTR;
+			}
 			/*
 			 * A probe failed on its own (retries exhausted): the
 			 * peer is gone.  A flushed one says only that the QP

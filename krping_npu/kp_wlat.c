@@ -120,8 +120,8 @@ static int kp_wlat_reap(struct kp_conn *c)
  * samples are taken with (a wait is late only if its round trip is: the
  * scheduler's clock, the TSC, runs apart from an HPET clocksource under
  * TCG), and a task waiting for the CPU, which gets it, as in kp_poll().
- * The CQ is reaped only once the wait is late (a failed write of ours
- * ends it then), otherwise between round trips.
+ * The CQ is reaped only once the wait has lasted KP_LATE_US (a failed
+ * write of ours ends it then), otherwise between round trips.
  */
 static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 {
@@ -135,7 +135,7 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 	u8 v;
 
 	for (;;) {
-		ib_dma_sync_single_for_cpu(dev, at, 1, DMA_BIDIRECTIONAL);
+		ib_dma_sync_single_for_cpu(dev, at, 1, DMA_FROM_DEVICE);
 		v = READ_ONCE(*p);
 		if ((v & ~KP_WLAT_LAST) == mark) {
 			*last = v & KP_WLAT_LAST;
@@ -157,8 +157,15 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 			return -ETIMEDOUT;
 		}
 		if (c->run && !late &&
-		    kp_run_yield_waiting(c->run, &yielded))
+		    kp_run_yield_waiting(c->run, &yielded)) {
+			/* a failed write of ours ends it, not wait_ms */
+			if (now - begun >= KP_LATE_US * NSEC_PER_USEC) {
+				ret = kp_wlat_reap(c);
+				if (ret)
+					return ret;
+			}
 			continue;
+		}
 		if (c->run && !late) {
 			if (now - begun < KP_LATE_US * NSEC_PER_USEC)
 				continue;
@@ -174,11 +181,17 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 	}
 }
 
-/* Our buffer's last byte goes back to the device for the next write. */
+/*
+ * Our buffer's last byte goes back to the device for the next write.  Only
+ * the device writes this buffer, and the peer's next write may have landed
+ * already (the server rearms after its answer): a sync of the CPU's copy
+ * towards the device (bounce buffers: a copy over the device's) would undo
+ * it.  Synced from the device only, both ways, on a bidirectional mapping.
+ */
 static void kp_wlat_rearm(struct kp_conn *c)
 {
 	ib_dma_sync_single_for_device(kp_dev(c), c->rdma.dma + c->t->size - 1,
-				      1, DMA_BIDIRECTIONAL);
+				      1, DMA_FROM_DEVICE);
 }
 
 /* Our next write's @mark, in our start buffer's last byte. */
