@@ -52,7 +52,7 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 		kp_bw_slots_init(&st->slots, st->slot_buf);
 		kp_run_begin(c, &st->run);
 	}
-	st->now = ktime_get_ns();
+	st->now = kp_clock_now(&c->t->clk);
 }
 
 /* Post what the window has room for, up to the stream's last message. */
@@ -77,7 +77,7 @@ static int kp_bw_post(struct kp_conn *c)
 		if (kp_stopping(c->t))
 			return -EINTR;
 
-		st->now = ktime_get_ns();
+		st->now = kp_clock_now(&c->t->clk);
 		if (timed)
 			kp_bw_track_post(&c->stream.track, st->posted, st->now);
 		ret = kp_post_rdma(c, mark ? IB_WR_SEND_WITH_IMM : st->op,
@@ -99,7 +99,7 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 	bool timed = !st->warm;
 	int i, ret;
 
-	st->now = ktime_get_ns();
+	st->now = kp_clock_now(&c->t->clk);
 	for (i = 0; i < n; i++) {
 		if ((u8)wc[i].wr_id == st->kind) {
 			/* this one and every unsignaled one before */
@@ -135,7 +135,7 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 	c->stream.over = true;
 	if (!timed)
 		return 0;
-	st->end_ns = ktime_get_ns();
+	st->end_ns = kp_clock_now(&c->t->clk);
 	kp_stats_bw(c, st->done, st->end_ns - st->run.start_ns);
 	return 0;
 }

@@ -18,7 +18,7 @@ int kp_fr_run(struct kp_conn *c)
 
 	kp_run_begin(c, &c->t->run);
 	for (i = 0; i < c->t->count; i++) {
-		u64 t0 = ktime_get_ns();
+		u64 t0 = kp_clock_now(&c->t->clk);
 
 		ret = kp_post_reg(c, &c->rdma, IB_ACCESS_LOCAL_WRITE |
 				  IB_ACCESS_REMOTE_READ |
@@ -35,7 +35,7 @@ int kp_fr_run(struct kp_conn *c)
 			if (wc.wr_id == KP_WR_REG || wc.wr_id == KP_WR_INV)
 				got++;
 		}
-		kp_lat_sample(c, i, ktime_get_ns() - t0);
+		kp_lat_sample(c, i, kp_clock_now(&c->t->clk) - t0);
 		kp_loop_yield(c);
 	}
 	return kp_stats_lat(c, c->t->count, 1);

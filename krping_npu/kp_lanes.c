@@ -53,7 +53,7 @@ static void kp_lanes_yield(struct kp_test *t, u32 first, u32 step)
 int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 		   int (*fn)(struct kp_conn *c))
 {
-	u64 passes = 0, idle_since = 0, yielded = ktime_get_ns();
+	u64 passes = 0, idle_since = 0, yielded = kp_clock_now(&t->clk);
 	unsigned int idle = 0;
 	bool late = false, yielded_idle = false;
 	u32 i;
@@ -81,7 +81,7 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 		if (kp_stopping(t))
 			return -EINTR;
 		if (got) {
-			u64 now = ktime_get_ns();
+			u64 now = kp_clock_now(&t->clk);
 
 			idle = 0;
 			idle_since = 0;
@@ -95,18 +95,18 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 			if (!(++passes % KP_YIELD_EVERY) ||
 			    now - yielded > KP_LATE_US * NSEC_PER_USEC) {
 				kp_lanes_yield(t, first, step);
-				yielded = ktime_get_ns();
+				yielded = kp_clock_now(&t->clk);
 			}
 			continue;
 		}
 		if (++idle % 64)
 			continue;
 		if (!idle_since) {
-			idle_since = ktime_get_ns();
+			idle_since = kp_clock_now(&t->clk);
 			continue;
 		}
 		if (t->conns[first]->probing) {
-			if (ktime_get_ns() - idle_since >
+			if (kp_clock_now(&t->clk) - idle_since >
 			    (u64)t->opts.probe_ms * NSEC_PER_MSEC) {
 				for (i = first; i < t->nconns; i += step) {
 					if (t->conns[i]->stream.over)
@@ -115,9 +115,9 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 					if (ret)
 						return ret;
 				}
-				idle_since = ktime_get_ns();
+				idle_since = kp_clock_now(&t->clk);
 			}
-		} else if (ktime_get_ns() - idle_since >
+		} else if (kp_clock_now(&t->clk) - idle_since >
 			   (u64)t->opts.timeout_ms * NSEC_PER_MSEC) {
 			kp_err(t, "qps: no completion on any of connections %u+%u within %u ms",
 			       first, step, t->opts.timeout_ms);
@@ -129,11 +129,11 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 				t->conns[i]->stream.run.sched_yields++;
 			yielded_idle = true;
 			kp_lanes_yield(t, first, step);
-			yielded = ktime_get_ns();
+			yielded = kp_clock_now(&t->clk);
 			continue;
 		}
 		if (!late) {
-			if (ktime_get_ns() - idle_since <
+			if (kp_clock_now(&t->clk) - idle_since <
 			    KP_LATE_US * NSEC_PER_USEC)
 				continue;
 			late = true;
@@ -141,7 +141,7 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 				t->conns[i]->stream.run.late_waits++;
 		}
 		kp_lanes_yield(t, first, step);
-		yielded = ktime_get_ns();
+		yielded = kp_clock_now(&t->clk);
 	}
 }
 

@@ -52,11 +52,37 @@ MODULE_PARM_DESC(npu_bar_virt_dma,
 		 "NPU memory behind a BAR on rxe/siw: memremap (served) or refused (read only)");
 
 /*
- * clock: what the timed loops read; clock_read_ns: what one read costs,
- * measured at the load (scripts/kp-target's env.txt has both).
+ * clock: what the timed loops read (kp_clock.c), chosen at the load;
+ * clock_read_ns: what one read costs, measured then (scripts/kp-target's
+ * env.txt has both).
  */
-module_param_cb(clock, &kp_fact_ops, "ktime_get_ns", 0444);
-MODULE_PARM_DESC(clock, "the clock the timed loops read (read only)");
+static bool kp_clock_set_at_load;
+
+static int kp_clock_param_set(const char *val, const struct kernel_param *kp)
+{
+	char want[16];
+	int ret;
+
+	if (strscpy(want, val, sizeof(want)) < 0)
+		return -EINVAL;
+	ret = kp_clock_choose(strim(want));
+	if (!ret)
+		kp_clock_set_at_load = true;
+	return ret;
+}
+
+static int kp_clock_param_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n", kp_clock_name());
+}
+
+static const struct kernel_param_ops kp_clock_ops = {
+	.set = kp_clock_param_set,
+	.get = kp_clock_param_get,
+};
+module_param_cb(clock, &kp_clock_ops, NULL, 0444);
+MODULE_PARM_DESC(clock,
+		 "the timed loops' clock: auto (the cycle counter where it is invariant: tsc, cntvct; else ktime_get_ns), ktime_get_ns, tsc or cntvct (a counter even where not invariant); read: the one chosen");
 static unsigned int kp_clock_ns;
 module_param_named(clock_read_ns, kp_clock_ns, uint, 0444);
 MODULE_PARM_DESC(clock_read_ns, "one read of that clock, ns, measured at the load (read only)");
@@ -110,6 +136,7 @@ static int kp_run(const struct kp_opts *o)
 	t->opts = *o;
 	t->rec = rec;
 	init_waitqueue_head(&t->wq);
+	kp_clock_calibrate(&t->clk);
 
 	ret = o->mem == KP_MEM_NPU ? kp_npu_get(t) : 0;
 	if (!ret)
@@ -184,6 +211,8 @@ static const struct proc_ops kp_json_ops = {
 
 static int __init kp_init(void)
 {
+	if (!kp_clock_set_at_load)
+		kp_clock_choose("auto");
 	kp_clock_ns = kp_clock_read_ns();
 	kp_proc = proc_create(KP_NAME, 0600, NULL, &kp_proc_ops);
 	if (!kp_proc)

@@ -41,11 +41,11 @@ int kp_rlat_run(struct kp_conn *c)
 	}
 	now = kp_run_begin(c, &c->t->run);
 	for (i = 0; !kp_run_over(c, i, now); i++) {
-		t0 = ktime_get_ns();
+		t0 = kp_clock_now(&c->t->clk);
 		ret = kp_rlat_one(c);
 		if (ret)
 			return ret;
-		now = ktime_get_ns();
+		now = kp_clock_now(&c->t->clk);
 		kp_lat_sample(c, i, now - t0);
 		kp_run_tick(c, i + 1, now);
 		kp_loop_yield(c);

@@ -122,7 +122,7 @@ int kp_slat_run(struct kp_conn *c)
 
 		if (i == warm)
 			now = kp_run_begin(c, &c->t->run);
-		t0 = ktime_get_ns();
+		t0 = kp_clock_now(&c->t->clk);
 		if (client) {
 			last = timed && kp_run_over(c, i - warm + 1, now);
 			ret = kp_slat_send(c, last, signal);
@@ -132,7 +132,7 @@ int kp_slat_run(struct kp_conn *c)
 		ret = kp_slat_wait(c, spin, &peer_last);
 		if (ret)
 			return ret;
-		now = ktime_get_ns();
+		now = kp_clock_now(&c->t->clk);
 		if (client && peer_last != last) {
 			kp_err(c->t, "slat: the server's answer %llu is%s marked last",
 			       i, peer_last ? "" : " not");

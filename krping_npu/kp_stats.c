@@ -187,7 +187,7 @@ u64 kp_run_begin(struct kp_conn *c, struct kp_run *r)
 	if (r == &c->stream.run)
 		kp_cpu_begin(&c->stream);
 	c->run = r;
-	now = ktime_get_ns();
+	now = kp_clock_now(&t->clk);
 	r->timed = true;
 	r->start_ns = now;
 	r->last_ns = now;
@@ -229,7 +229,7 @@ void kp_loop_cpu(struct kp_conn *c)
  */
 void kp_run_rebase(struct kp_test *t, u32 first, u32 step)
 {
-	u64 now = ktime_get_ns();
+	u64 now = kp_clock_now(&t->clk);
 	u32 i;
 
 	for (i = first; i < t->nconns; i += step) {
@@ -340,24 +340,6 @@ static int kp_add(struct kp_test *t, struct kp_result *res)
 	return kp_rec_add(t, res);
 }
 
-#define KP_CLOCK_READS	10000
-
-/*
- * The cost of one read of the timed loops' clock (ktime_get_ns(); on a VM
- * whose clocksource is the emulated HPET, microseconds), ns: the mean of
- * KP_CLOCK_READS back to back.
- */
-u32 kp_clock_read_ns(void)
-{
-	u64 t0, t1;
-	u32 i;
-
-	t0 = ktime_get_ns();
-	for (i = 0; i < KP_CLOCK_READS; i++)
-		t1 = ktime_get_ns();
-	return (u32)div_u64(t1 - t0, KP_CLOCK_READS);
-}
-
 #define KP_HARNESS_N	1001
 
 /*
@@ -366,7 +348,7 @@ u32 kp_clock_read_ns(void)
  * read, nothing, a clock read), divided by @div as the figures are.  Run
  * after the loop, outside every interval.  0 without the memory.
  */
-static u64 kp_harness_ns(u32 div)
+static u64 kp_harness_ns(const struct kp_clock *clk, u32 div)
 {
 	struct kp_lat_result r = { 0 };
 	u64 *ns, t0;
@@ -376,8 +358,8 @@ static u64 kp_harness_ns(u32 div)
 	if (!ns)
 		return 0;
 	for (i = 0; i < KP_HARNESS_N; i++) {
-		t0 = ktime_get_ns();
-		ns[i] = ktime_get_ns() - t0;
+		t0 = kp_clock_now(clk);
+		ns[i] = kp_clock_now(clk) - t0;
 	}
 	kp_lat_compute(ns, KP_HARNESS_N, div, 0, &r);
 	kfree(ns);
@@ -405,7 +387,7 @@ int kp_stats_lat(struct kp_conn *c, u64 n, u32 div)
 		kp_lat_compute(c->t->samples, (u32)n, div, c->t->size, &res.lat);
 	else
 		kp_hist_compute(h, div, c->t->size, &res.lat);
-	res.lat.harness = kp_harness_ns(div);
+	res.lat.harness = kp_harness_ns(&c->t->clk, div);
 	if (c->t->mode == KP_MODE_WLAT)
 		res.lat.variant = c->t->wlat_imm ? "imm" : "write";
 	used = kp_hist_used(h);

@@ -1030,7 +1030,7 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 			    kp_run_yield_waiting(c->run, &yielded))
 				continue;
 			if (c->run && !late) {
-				u64 now = ktime_get_ns();
+				u64 now = kp_clock_now(&c->t->clk);
 
 				if (!late_at)
 					late_at = now + KP_LATE_US * NSEC_PER_USEC;

@@ -148,7 +148,7 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 			return ret;
 		if (kp_stopping(c->t))
 			return -EINTR;
-		now = ktime_get_ns();
+		now = kp_clock_now(&c->t->clk);
 		if (!begun)
 			begun = now;
 		if (now - begun > (u64)c->wait_ms * NSEC_PER_MSEC) {
@@ -239,12 +239,12 @@ static int kp_wlat_plain(struct kp_conn *c)
 			mark |= last ? KP_WLAT_LAST : 0;
 			/* the mark before the clock: only the write is timed */
 			kp_wlat_mark_src(c, mark);
-			t0 = ktime_get_ns();
+			t0 = kp_clock_now(&c->t->clk);
 			ret = kp_wlat_write(c, signal || last);
 			if (ret)
 				return ret;
 			ret = kp_wlat_poll(c, mark & ~KP_WLAT_LAST, &echo);
-			now = ktime_get_ns();
+			now = kp_clock_now(&c->t->clk);
 			if (ret)
 				return ret;
 			kp_wlat_rearm(c);
@@ -305,7 +305,7 @@ static int kp_wlat_imm(struct kp_conn *c)
 		if (i == warm)
 			now = kp_run_begin(c, &c->t->run);
 		seq = (u32)i & ~KP_IMM_LAST;
-		t0 = ktime_get_ns();
+		t0 = kp_clock_now(&c->t->clk);
 		if (client) {
 			last = timed && kp_run_over(c, i - warm + 1, now);
 			ret = kp_post_rdma(c, IB_WR_RDMA_WRITE_WITH_IMM,
@@ -318,7 +318,7 @@ static int kp_wlat_imm(struct kp_conn *c)
 		ret = kp_wlat_wait(c, seq, &last);
 		if (ret)
 			return ret;
-		now = ktime_get_ns();
+		now = kp_clock_now(&c->t->clk);
 		if (client && timed) {
 			kp_lat_sample(c, i - warm, now - t0);
 			kp_run_tick(c, i - warm + 1, now);

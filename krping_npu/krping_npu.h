@@ -25,6 +25,7 @@
 #include "../proc/kp_opts.h"
 #include "../proc/kp_report.h"
 #include "kp_time.h"
+#include "kp_clock.h"
 
 #define KP_NAME			"krping_npu"
 #define KP_RESULT_MAX		400
@@ -322,6 +323,9 @@ struct kp_test {
 	bool abort;		/* a thread failed, or the writer stops them */
 	atomic_t ready;		/* threads at the start line (cpus=) */
 
+	/* every timed loop's clock (kp_clock.h), calibrated as it starts */
+	struct kp_clock clk;
+
 	/* latency loops: the run, its samples (a count run) and histogram */
 	struct kp_run run;
 	u64 *samples;
@@ -594,7 +598,6 @@ int kp_stats_lat(struct kp_conn *c, u64 n, u32 div);
 int kp_stats_pingpong(struct kp_conn *c, u64 iters, u64 warm);
 void kp_stats_bw(struct kp_conn *c, u64 n, u64 total_ns);
 int kp_stats_bw_lanes(struct kp_test *t, u32 nthreads);
-u32 kp_clock_read_ns(void);
 
 #define kp_err(t, fmt, ...) \
 	pr_err(KP_NAME " %u: " fmt "\n", (t)->rec->id, ##__VA_ARGS__)

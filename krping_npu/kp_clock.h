@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kp_clock.h - the clock of the timed loops.
+ *
+ * Where the CPU has a cycle counter that runs at one rate on every CPU and
+ * in every state (x86: a constant, nonstop TSC that the kernel has not
+ * found unstable; arm64: the generic timer's count), the timed loops read
+ * it and turn its cycles into nanoseconds with a factor calibrated against
+ * ktime_get_ns() as each test starts.  Elsewhere they read ktime_get_ns(),
+ * whose cost is the clocksource's: an emulated HPET read is microseconds.
+ * Every sample, deadline and rate of a run is on its test's clock.
+ */
+#ifndef KP_CLOCK_H
+#define KP_CLOCK_H
+
+#include <linux/types.h>
+#include <linux/timekeeping.h>
+#include <linux/timex.h>
+
+#include "kp_time.h"
+
+enum kp_clock_kind {
+	KP_CLOCK_KTIME,
+	KP_CLOCK_TSC,
+	KP_CLOCK_CNTVCT,
+};
+
+/* A test's clock: the counter and its factor, or ktime_get_ns(). */
+struct kp_clock {
+	bool cycles;
+	unsigned int mult;
+	unsigned int shift;
+};
+
+static __always_inline u64 kp_cycles(void)
+{
+#if defined(CONFIG_X86_64)
+	return rdtsc_ordered();
+#elif defined(CONFIG_ARM64)
+	/* arch_timer_read_counter(): CNTVCT_EL0, read past the errata */
+	return get_cycles();
+#else
+	return 0;
+#endif
+}
+
+/* Now, ns, on @k: the one clock read a timed interval holds at each end. */
+static __always_inline u64 kp_clock_now(const struct kp_clock *k)
+{
+	if (k->cycles)
+		return kp_cyc_ns(kp_cycles(), k->mult, k->shift);
+	return ktime_get_ns();
+}
+
+int kp_clock_choose(const char *want);
+const char *kp_clock_name(void);
+void kp_clock_calibrate(struct kp_clock *k);
+u32 kp_clock_read_ns(void);
+
+#endif /* KP_CLOCK_H */
