@@ -152,6 +152,18 @@ static int kpdelay_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * A refusing kprobe must stay unoptimized: an optimized one (a jump in
+ * place of the int3, CONFIG_OPTPROBES, where no ftrace call opens sym:
+ * the debug kernel) runs the pre-handler and then sym, whatever the
+ * pre-handler returned or did to regs->ip.  A post-handler keeps it so;
+ * it runs only for the calls let through, and does nothing.
+ */
+static void kpdelay_post(struct kprobe *p, struct pt_regs *regs,
+			 unsigned long flags)
+{
+}
+
 static int kpdelay_after_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	WRITE_ONCE(begun, true);
@@ -238,6 +250,8 @@ static int __init kpdelay_init(void)
 	ret = kpdelay_register(&kpdelay_after, after);
 	if (ret)
 		goto err_learn;
+	if (fail)
+		kpdelay_probe.post_handler = kpdelay_post;
 	ret = kpdelay_register(&kpdelay_probe, sym);
 	if (ret)
 		goto err_after;
