@@ -14,7 +14,7 @@
 #define KP_CLOCK_H
 
 #include <linux/types.h>
-#include <linux/timekeeping.h>
+#include <linux/ktime.h>
 #include <linux/timex.h>
 
 #include "kp_time.h"
