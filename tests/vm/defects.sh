@@ -250,7 +250,10 @@ t_sink_qps_slow() {
 	hits=$(cat /sys/module/kpdelay/parameters/hits)
 	rmmod kpdelay
 	srv=$(cat /tmp/srv.out)
-	[ "$hits" = 2 ] || { kp_why "the client was held $hits times, want 2"; return 1; }
+	# probe=0: the server may give up, and the client hear it, inside
+	# the first hold, before the second stream's step (arm64-16k, once)
+	[ "$hits" = 2 ] || { [ "$probe" = ",probe=0" ] && [ "$hits" = 1 ]; } ||
+		{ kp_why "the client was held $hits times, want 2"; return 1; }
 	case "$srv" in $want_srv) ;; *) kp_why "server: $srv, want $want_srv (client: $out)"; return 1 ;; esac
 	if [ "$probe" != ",probe=0" ]; then
 		[ "$out" != "${out#ret=}" ] || { kp_why "client: $out"; return 1; }
