@@ -7,7 +7,6 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/errno.h>
-#include <linux/bug.h>
 #include <linux/math64.h>
 
 #include "kp_clock.h"
