@@ -5,7 +5,7 @@
 #   make docs       the option tables of README.md and docs/grammar.md
 #   make test       everything: unit tests, build checks, the VM suites on
 #                   Debian 12's kernel and on every kernel of the matrix
-#                   (integration, defects, peer on some; 50 to 65 minutes)
+#                   (a share of the suites; 50 to 60 minutes)
 #   make demo       boot a VM with rxe, run a server and a client, print results
 #   make bench      krping_npu beside perftest in one VM boot -> results/
 #   make test-debug the VM suites on a KASAN/kmemleak/lockdep/DMA-API debug
