@@ -56,7 +56,7 @@ ours() {
 	PORT=$((PORT + 1))
 	echo > $T/trace
 	echo 1 > $T/tracing_on
-	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$1,size=64,count=$N,warmup=0"
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$1,size=64,count=$N,warmup=1"
 	echo 0 > $T/tracing_on
 	echo "KPTRACE-RES krping_npu-$1 $(kp_res $CID | cut -d' ' -f2-)"
 	count "krping_npu-$1"
