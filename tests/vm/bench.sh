@@ -14,7 +14,7 @@ SIZES=${KP_BENCH_SIZES:-64 4096 65536}
 LAT_ONLY=${KP_BENCH_LAT_ONLY:-0}
 export KP_BENCH_REPS
 # server on CPU 1, client on CPU 0, for both tools
-export KP_SRV_PIN="taskset 2" KP_CLI_PIN="taskset 1"
+export KP_SRV_PIN="taskset 2" KP_CLI_PIN="busy_run taskset 1"
 
 kp_rxe_up || exit 1
 modprobe crc32_pclmul 2>/dev/null
@@ -34,6 +34,27 @@ echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_acco
 iters() { case $1 in bw*) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N ;;
 	  *) [ "$2" -ge 65536 ] && echo $((LAT_N / 6)) || echo $LAT_N ;; esac; }
 
+# cpus_busy: "BUSY0 TOTAL0 BUSY1 TOTAL1", CPU 0's and CPU 1's ticks so far
+# (busy: all but idle and iowait); busy_pct OLD NEW: each CPU's busy share
+# between two snapshots, as "cpu0_busy=P cpu1_busy=P"
+cpus_busy() {
+	awk '$1 == "cpu0" || $1 == "cpu1" { t = 0; for (i = 2; i <= NF; i++) t += $i
+		printf "%d %d ", t - $5 - $6, t } END { print "" }' /proc/stat
+}
+# busy_run CMD...: CMD, with the snapshots before and after it in
+# /tmp/busy0 and /tmp/busy1 (kp_pair runs the client in a subshell)
+busy_run() {
+	cpus_busy > /tmp/busy0
+	"$@"
+	rc=$?
+	cpus_busy > /tmp/busy1
+	return $rc
+}
+busy_pct() {
+	echo "$1 $2" | awk '{ printf "cpu0_busy=%.0f cpu1_busy=%.0f", ($6 > $2) ? 100 * ($5 - $1) / ($6 - $2) : 0,
+		($8 > $4) ? 100 * ($7 - $3) / ($8 - $4) : 0 }'
+}
+
 # ours MODE SIZE MEM [QPS]: krping_npu with both sides' buffers in MEM;
 # QPS connections from the writer's thread (count= each, as perftest -n)
 ours() {
@@ -45,7 +66,7 @@ ours() {
 		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD$qo"
 	tool=krping_npu
 	[ "$mem" = npu ] && tool=krping_npu-npu
-	echo "KPBENCH $tool $label $size $(kp_res $CID | cut -d' ' -f2-)"
+	echo "KPBENCH $tool $label $size $(kp_res $CID | cut -d' ' -f2-) $(busy_pct "$(cat /tmp/busy0)" "$(cat /tmp/busy1)")"
 }
 
 # softirq work of CPU 0 (the clients' CPU) so far that no task's time
@@ -78,10 +99,12 @@ theirs() {
 	sp=$!
 	sleep 1
 	sq0=$(softirq0)
+	b0=$(cpus_busy)
 	cpu=$(sh -c "taskset 1 $tool -d rxe0 -x 1 -p $PORT -n $n -s $size $extra 127.0.0.1 > /tmp/pt-cli.out 2>&1; times" |
 	      tail -1 | awk '{ n = split($0, f, /[ms ]+/); t = 0
 		for (i = 1; i + 1 <= n; i += 2) if (f[i] != "") t += f[i] * 60 + f[i + 1]; print t }')
 	sq1=$(softirq0)
+	b1=$(cpus_busy)
 	wait $sp
 	row=$(awk -v s="$size" '$1 == s && NF >= 5 { print; exit }' /tmp/pt-cli.out)
 	if [ -z "$row" ]; then
@@ -95,7 +118,7 @@ theirs() {
 		# with -q N perftest's #iterations counts every QP's messages
 		gib=$(awk -v s="$size" -v n="$2" 'BEGIN { print s * n / 1073741824 }')
 		cps=$(awk -v c="$cpu" -v a="$sq0" -v b="$sq1" -v g="$gib" 'BEGIN { printf "%.4f", (c + b - a) / g }')
-		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$cps"
+		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$cps $(busy_pct "$b0" "$b1")"
 		;;
 	*)
 		echo "KPBENCH $tool $mode $size #bytes=$1 #iterations=$2 t_min[usec]=$3 t_max[usec]=$4 t_typical[usec]=$5 t_avg[usec]=$6 t_stdev[usec]=$7 99%[usec]=$8 99.9%[usec]=$9"
