@@ -10,6 +10,7 @@
 #include <linux/kernel_stat.h>
 #include <linux/sched/cputime.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -257,16 +258,26 @@ void kp_loop_yield(struct kp_conn *c)
 /*
  * A timed busy-poll gives the CPU to a task waiting for it (a software
  * device's worker: what the wait is for); counted once a wait, in
- * *@yielded.  Returns whether it yielded.
+ * *@yielded.  need_resched() does not always say so: a worker woken on
+ * this CPU need not preempt the poller (the fair class decides), and
+ * would wait for the tick.  Another runnable task on this CPU is reason
+ * enough (read in a polling loop, as single_task_running() allows), and
+ * yield() lets it run before us; the wait's own bounds still hold.
+ * Returns whether it yielded.
  */
 bool kp_run_yield_waiting(struct kp_run *r, bool *yielded)
 {
-	if (!need_resched())
+	bool resched = need_resched();
+
+	if (!resched && single_task_running())
 		return false;
 	if (!*yielded)
 		r->sched_yields++;
 	*yielded = true;
-	cond_resched();
+	if (resched)
+		cond_resched();
+	else
+		yield();
 	return true;
 }
 
