@@ -42,7 +42,7 @@ static void kp_lanes_yield(struct kp_test *t, u32 first, u32 step)
  * Step the unfinished connections @first, @first + @step, ... of @t with
  * @fn (>0: progress, 0: none, <0: an error) until each stream is over.
  * With no progress anywhere it spins, and gives the CPU up to a task that
- * waits for it (need_resched()), or once the wait is KP_LATE_US old;
+ * waits for it (kp_cpu_wanted()), or once the wait is KP_LATE_US old;
  * otherwise between passes, one in
  * KP_YIELD_EVERY or one KP_LATE_US after the last yield.  A stop is
  * heard every pass; the timeout with no progress ends it, unless the
@@ -123,12 +123,14 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 			       first, step, t->opts.timeout_ms);
 			return -ETIMEDOUT;
 		}
-		if (!late && need_resched()) {
+		if (!late && kp_cpu_wanted()) {
 			for (i = first; i < t->nconns && !yielded_idle;
 			     i += step)
 				t->conns[i]->stream.run.sched_yields++;
 			yielded_idle = true;
-			kp_lanes_yield(t, first, step);
+			kp_cpu_give();
+			for (i = first; i < t->nconns; i += step)
+				kp_loop_cpu(t->conns[i]);
 			yielded = kp_clock_now(&t->clk);
 			continue;
 		}

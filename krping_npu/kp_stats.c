@@ -256,28 +256,42 @@ void kp_loop_yield(struct kp_conn *c)
 }
 
 /*
- * A timed busy-poll gives the CPU to a task waiting for it (a software
- * device's worker: what the wait is for); counted once a wait, in
- * *@yielded.  need_resched() does not always say so: a worker woken on
- * this CPU need not preempt the poller (the fair class decides), and
- * would wait for the tick.  Another runnable task on this CPU is reason
- * enough (read in a polling loop, as single_task_running() allows), and
- * yield() lets it run before us; the wait's own bounds still hold.
- * Returns whether it yielded.
+ * Does a task wait for this CPU?  need_resched() does not always say so: a
+ * worker woken here (a software device's: what a poll waits for) need not
+ * preempt the poller, as the fair class decides, and would wait for the
+ * tick.  Another runnable task on this CPU is reason enough; a polling
+ * loop may read that unlocked (single_task_running()).
+ */
+bool kp_cpu_wanted(void)
+{
+	return need_resched() || !single_task_running();
+}
+
+/*
+ * Give the CPU to what waits for it: the scheduler's choice where it asked
+ * for one, else the other runnable task, before us.  Never a progress
+ * guarantee: every wait that calls it has its own bound.
+ */
+void kp_cpu_give(void)
+{
+	if (need_resched())
+		cond_resched();
+	else
+		yield();
+}
+
+/*
+ * A timed busy-poll gives the CPU to a task waiting for it; counted once
+ * a wait, in *@yielded.  Returns whether it yielded.
  */
 bool kp_run_yield_waiting(struct kp_run *r, bool *yielded)
 {
-	bool resched = need_resched();
-
-	if (!resched && single_task_running())
+	if (!kp_cpu_wanted())
 		return false;
 	if (!*yielded)
 		r->sched_yields++;
 	*yielded = true;
-	if (resched)
-		cond_resched();
-	else
-		yield();
+	kp_cpu_give();
 	return true;
 }
 

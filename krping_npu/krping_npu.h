@@ -587,6 +587,8 @@ void kp_lat_free(struct kp_test *t);
 u64 kp_run_begin(struct kp_conn *c, struct kp_run *r);
 void kp_run_end(struct kp_conn *c);
 void kp_loop_yield(struct kp_conn *c);
+bool kp_cpu_wanted(void);
+void kp_cpu_give(void);
 bool kp_run_yield_waiting(struct kp_run *r, bool *yielded);
 void kp_loop_cpu(struct kp_conn *c);
 void kp_run_rebase(struct kp_test *t, u32 first, u32 step);
