@@ -123,7 +123,14 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 			       first, step, t->opts.timeout_ms);
 			return -ETIMEDOUT;
 		}
-		if (!late && kp_cpu_wanted()) {
+		/* late from the wait's start, whether it yielded or not */
+		if (!late && kp_clock_now(&t->clk) - idle_since >=
+		    KP_LATE_US * NSEC_PER_USEC) {
+			late = true;
+			for (i = first; i < t->nconns; i += step)
+				t->conns[i]->stream.run.late_waits++;
+		}
+		if (kp_cpu_wanted()) {
 			for (i = first; i < t->nconns && !yielded_idle;
 			     i += step)
 				t->conns[i]->stream.run.sched_yields++;
@@ -134,14 +141,8 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 			yielded = kp_clock_now(&t->clk);
 			continue;
 		}
-		if (!late) {
-			if (kp_clock_now(&t->clk) - idle_since <
-			    KP_LATE_US * NSEC_PER_USEC)
-				continue;
-			late = true;
-			for (i = first; i < t->nconns; i += step)
-				t->conns[i]->stream.run.late_waits++;
-		}
+		if (!late)
+			continue;
 		kp_lanes_yield(t, first, step);
 		yielded = kp_clock_now(&t->clk);
 	}

@@ -1023,21 +1023,22 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 			/*
 			 * A timed wait yields to a task waiting for this
 			 * CPU (a software device's worker: what it waits
-			 * for), otherwise only once it is already late, and
-			 * from then on as any other.
+			 * for), and is late KP_LATE_US from its first check,
+			 * whether it yielded or not.
 			 */
-			if (c->run && !late &&
-			    kp_run_yield_waiting(c->run, &yielded))
-				continue;
-			if (c->run && !late) {
-				u64 now = kp_clock_now(&c->t->clk);
+			if (c->run) {
+				if (!late) {
+					u64 now = kp_clock_now(&c->t->clk);
 
-				if (!late_at)
-					late_at = now + KP_LATE_US * NSEC_PER_USEC;
-				if (now < late_at)
-					continue;
-				late = true;
-				c->run->late_waits++;
+					if (!late_at)
+						late_at = now + KP_LATE_US * NSEC_PER_USEC;
+					if (now >= late_at) {
+						late = true;
+						c->run->late_waits++;
+					}
+				}
+				kp_run_yield_waiting(c->run, &yielded);
+				continue;
 			}
 			cond_resched();
 			continue;

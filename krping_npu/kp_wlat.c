@@ -156,28 +156,22 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 			       c->wait_ms);
 			return -ETIMEDOUT;
 		}
+		/* late from the wait's start, whether it yielded or not */
 		if (c->run && !late &&
-		    kp_run_yield_waiting(c->run, &yielded)) {
-			/* a failed write of ours ends it, not wait_ms */
-			if (now - begun >= KP_LATE_US * NSEC_PER_USEC) {
-				ret = kp_wlat_reap(c);
-				if (ret)
-					return ret;
-			}
-			continue;
-		}
-		if (c->run && !late) {
-			if (now - begun < KP_LATE_US * NSEC_PER_USEC)
-				continue;
+		    now - begun >= KP_LATE_US * NSEC_PER_USEC) {
 			late = true;
 			c->run->late_waits++;
 		}
+		/* late, or untimed: a failed write of ours ends it, not wait_ms */
 		if (late || !c->run) {
 			ret = kp_wlat_reap(c);
 			if (ret)
 				return ret;
 		}
-		cond_resched();
+		if (c->run)
+			kp_run_yield_waiting(c->run, &yielded);
+		else
+			cond_resched();
 	}
 }
 

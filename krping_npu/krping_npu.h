@@ -50,9 +50,9 @@
 /*
  * The measured loops yield the CPU between iterations, once in this many.
  * Inside a timed interval a busy-poll yields when a task waits for its
- * CPU (need_resched(): a software device's worker is part of the device),
- * and, as a safety net, once a completion is KP_LATE_US late; the result's
- * log line counts both.
+ * CPU (kp_cpu_wanted(): a software device's worker is part of the device);
+ * a wait still unanswered KP_LATE_US after it began is late, yielded or
+ * not, and reaps its failures; the result's log line counts both.
  */
 #define KP_YIELD_EVERY		64
 #define KP_LATE_US		1000u
