@@ -28,14 +28,20 @@ struct kp_lanes_thread {
 	bool done;
 };
 
-/* Give up the CPU between passes; the streams' CPU time follows the thread. */
-static void kp_lanes_yield(struct kp_test *t, u32 first, u32 step)
+/* After the thread gave up its CPU: the streams' CPU time follows it. */
+static void kp_lanes_cpu(struct kp_test *t, u32 first, u32 step)
 {
 	u32 i;
 
-	cond_resched();
 	for (i = first; i < t->nconns; i += step)
 		kp_loop_cpu(t->conns[i]);
+}
+
+/* Give up the CPU between passes. */
+static void kp_lanes_yield(struct kp_test *t, u32 first, u32 step)
+{
+	cond_resched();
+	kp_lanes_cpu(t, first, step);
 }
 
 /*
@@ -136,8 +142,7 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 				t->conns[i]->stream.run.sched_yields++;
 			yielded_idle = true;
 			kp_cpu_give();
-			for (i = first; i < t->nconns; i += step)
-				kp_loop_cpu(t->conns[i]);
+			kp_lanes_cpu(t, first, step);
 			yielded = kp_clock_now(&t->clk);
 			continue;
 		}
