@@ -130,8 +130,8 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 			return -ETIMEDOUT;
 		}
 		/* late from the wait's start, whether it yielded or not */
-		if (!late && kp_clock_now(&t->clk) - idle_since >=
-		    KP_LATE_US * NSEC_PER_USEC) {
+		if (!late && kp_run_late(&t->conns[first]->stream.run,
+					 kp_clock_now(&t->clk) - idle_since)) {
 			late = true;
 			for (i = first; i < t->nconns; i += step)
 				t->conns[i]->stream.run.late_waits++;

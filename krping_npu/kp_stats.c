@@ -188,6 +188,9 @@ u64 kp_run_begin(struct kp_conn *c, struct kp_run *r)
 	if (r == &c->stream.run)
 		kp_cpu_begin(&c->stream);
 	c->run = r;
+	/* every latency loop times round trips but a ping-pong's server */
+	r->sampled = r == &t->run && !(kp_mode_pingpong(t->mode) &&
+				       t->opts.role == KP_ROLE_SERVER);
 	now = kp_clock_now(&t->clk);
 	r->timed = true;
 	r->start_ns = now;
@@ -211,10 +214,12 @@ void kp_run_end(struct kp_conn *c)
 		return;
 	c->run = NULL;
 	r->timed = false;
-	kp_info(c->t, "%s #bytes=%u: %llu iterations, yielded %llu times between them (one in %u), %llu waits yielded to a waiting task, %llu after %u us of busy-polling",
+	kp_info(c->t, "%s #bytes=%u: %llu iterations, yielded %llu times between them (one in %u), %llu waits yielded to a waiting task, %llu late (%u us %s)",
 		kp_mode_name(c->t->mode), c->t->size, r->iters,
 		div_u64(r->iters, KP_YIELD_EVERY), KP_YIELD_EVERY,
-		r->sched_yields, r->late_waits, KP_LATE_US);
+		r->sched_yields, r->late_waits, KP_LATE_US,
+		r->sampled ? "beyond the shortest round trip" :
+			     "of busy-polling");
 }
 
 /* The CPU the loop runs on now counts for its softirq time. */
@@ -295,6 +300,26 @@ bool kp_run_yield_waiting(struct kp_run *r, bool *yielded)
 	return true;
 }
 
+/*
+ * Is a timed wait of @r that has lasted @span ns (from its first check)
+ * late?  A run that times round trips judges it from the shortest so far,
+ * which no wait inside a round trip outlasts by KP_LATE_US unless the
+ * device stalled, whatever the size (a 64 KiB round trip under TCG is over
+ * 1 ms): it cannot judge its first.  A run that does not (a ping-pong's
+ * server, a stream) judges from KP_LATE_US alone.
+ */
+bool kp_run_late(const struct kp_run *r, u64 span)
+{
+	u64 late = KP_LATE_US * NSEC_PER_USEC;
+
+	if (r->sampled) {
+		if (!r->rt_min)
+			return false;
+		late += r->rt_min;
+	}
+	return span >= late;
+}
+
 /* How the measured loops wait for a completion: busy-poll, or events. */
 unsigned int kp_loop_spin(struct kp_conn *c)
 {
@@ -317,6 +342,8 @@ void kp_lat_sample(struct kp_conn *c, u64 i, u64 ns)
 	if (i < t->nsamples)
 		t->samples[i] = ns;
 	kp_hist_record(t->hist, ns);
+	if (!r->rt_min || ns < r->rt_min)
+		r->rt_min = ns;
 	r->lat_sum += ns;
 	r->lat_n++;
 	if (ns > r->lat_max)
@@ -413,6 +440,9 @@ int kp_stats_lat(struct kp_conn *c, u64 n, u32 div)
 	else
 		kp_hist_compute(h, div, c->t->size, &res.lat);
 	res.lat.harness = kp_harness_ns(&c->t->clk, div);
+	/* the run's counts outlive its end (kp_run_begin() resets them) */
+	res.lat.yields = c->t->run.sched_yields;
+	res.lat.late = c->t->run.late_waits;
 	if (c->t->mode == KP_MODE_WLAT)
 		res.lat.variant = c->t->wlat_imm ? "imm" : "write";
 	used = kp_hist_used(h);

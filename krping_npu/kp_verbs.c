@@ -979,7 +979,7 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 	unsigned long deadline;
 	unsigned int spins = 0;
 	bool late = false, yielded = false;
-	u64 late_at = 0;
+	u64 begun = 0;
 	long left;
 	int n;
 
@@ -1023,16 +1023,16 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 			/*
 			 * A timed wait yields to a task waiting for this
 			 * CPU (a software device's worker: what it waits
-			 * for), and is late KP_LATE_US from its first check,
-			 * whether it yielded or not.
+			 * for), and is late by kp_run_late() from its first
+			 * check, whether it yielded or not.
 			 */
 			if (c->run) {
 				if (!late) {
 					u64 now = kp_clock_now(&c->t->clk);
 
-					if (!late_at)
-						late_at = now + KP_LATE_US * NSEC_PER_USEC;
-					if (now >= late_at) {
+					if (!begun)
+						begun = now;
+					if (kp_run_late(c->run, now - begun)) {
 						late = true;
 						c->run->late_waits++;
 					}

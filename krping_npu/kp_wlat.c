@@ -116,12 +116,13 @@ static int kp_wlat_reap(struct kp_conn *c)
  * has landed: devices place a write's bytes in order, which ib_write_lat
  * relies on too), syncing it for the CPU before each read (a no-op where
  * DMA is coherent).  Every 64 reads, and only then, the checks: the CM's
- * word and a stop, the bound c->wait_ms and KP_LATE_US on the clock the
- * samples are taken with (a wait is late only if its round trip is: the
- * scheduler's clock, the TSC, runs apart from an HPET clocksource under
- * TCG), and a task waiting for the CPU, which gets it, as in kp_poll().
- * The CQ is reaped only once the wait has lasted KP_LATE_US (a failed
- * write of ours ends it then), otherwise between round trips.
+ * word and a stop, the bound c->wait_ms and lateness (kp_run_late()) on
+ * the clock the samples are taken with (a wait is late only if its round
+ * trip is: the scheduler's clock, the TSC, runs apart from an HPET
+ * clocksource under TCG), and a task waiting for the CPU, which gets it,
+ * as in kp_poll().  The CQ is reaped only once the wait has lasted
+ * KP_LATE_US (a failed write of ours ends it then), otherwise between
+ * round trips.
  */
 static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 {
@@ -157,13 +158,12 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 			return -ETIMEDOUT;
 		}
 		/* late from the wait's start, whether it yielded or not */
-		if (c->run && !late &&
-		    now - begun >= KP_LATE_US * NSEC_PER_USEC) {
+		if (c->run && !late && kp_run_late(c->run, now - begun)) {
 			late = true;
 			c->run->late_waits++;
 		}
-		/* late, or untimed: a failed write of ours ends it, not wait_ms */
-		if (late || !c->run) {
+		/* old, or untimed: a failed write of ours ends it, not wait_ms */
+		if (!c->run || now - begun >= KP_LATE_US * NSEC_PER_USEC) {
 			ret = kp_wlat_reap(c);
 			if (ret)
 				return ret;

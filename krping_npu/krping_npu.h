@@ -50,9 +50,10 @@
 /*
  * The measured loops yield the CPU between iterations, once in this many.
  * Inside a timed interval a busy-poll yields when a task waits for its
- * CPU (kp_cpu_wanted(): a software device's worker is part of the device);
- * a wait still unanswered KP_LATE_US after it began is late, yielded or
- * not, and reaps its failures; the result's log line counts both.
+ * CPU (kp_cpu_wanted(): a software device's worker is part of the device).
+ * A wait is late once it has lasted KP_LATE_US beyond what the device
+ * needs (kp_run_late()), yielded or not; a wlat wait KP_LATE_US old reaps
+ * its failures.  The latency result and the log line count both.
  */
 #define KP_YIELD_EVERY		64
 #define KP_LATE_US		1000u
@@ -201,7 +202,9 @@ struct kp_run {
 	bool timed;		/* between kp_run_begin() and kp_run_end() */
 	u64 iters;		/* kp_loop_yield() calls; one in KP_YIELD_EVERY yields */
 	u64 sched_yields;	/* busy-polls yielded to a waiting task */
-	u64 late_waits;		/* busy-polls yielded KP_LATE_US late */
+	u64 late_waits;		/* timed waits late (kp_run_late()) */
+	bool sampled;		/* times round trips (kp_lat_sample()) */
+	u64 rt_min;		/* its shortest round trip so far; 0: none yet */
 	u64 thread_ns;		/* bw: the thread's system time at the start */
 };
 
@@ -590,6 +593,7 @@ void kp_loop_yield(struct kp_conn *c);
 bool kp_cpu_wanted(void);
 void kp_cpu_give(void);
 bool kp_run_yield_waiting(struct kp_run *r, bool *yielded);
+bool kp_run_late(const struct kp_run *r, u64 span);
 void kp_loop_cpu(struct kp_conn *c);
 void kp_run_rebase(struct kp_test *t, u32 first, u32 step);
 unsigned int kp_loop_spin(struct kp_conn *c);

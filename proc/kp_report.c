@@ -519,6 +519,8 @@ int kp_lat_format(char *buf, size_t len, const char *mode,
 		kp_put(&o, " %s=%llu.%02u", kp_lat_fields[i].text,
 		       KP_US_INT(kp_lat_field(r, i)),
 		       KP_US_FRAC(kp_lat_field(r, i)));
+	kp_put(&o, " yields=%llu late=%llu", (unsigned long long)r->yields,
+	       (unsigned long long)r->late);
 	if (r->variant)
 		kp_put(&o, " variant=%s", r->variant);
 	return (int)o.n;
@@ -675,6 +677,8 @@ int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,
 		kp_put(&o, ", \"%s\": %llu.%02u", kp_lat_fields[i].json,
 		       KP_US_INT(kp_lat_field(r, i)),
 		       KP_US_FRAC(kp_lat_field(r, i)));
+	kp_put(&o, ", \"yields\": %llu, \"late\": %llu",
+	       (unsigned long long)r->yields, (unsigned long long)r->late);
 	if (r->variant)
 		kp_put(&o, ", \"variant\": \"%s\"", r->variant);
 	kp_put(&o, ", \"cdf\": [");

@@ -33,6 +33,12 @@ struct kp_lat_result {
 	 * read, nothing, a clock read), divided as the figures are
 	 */
 	u64 harness;
+	/*
+	 * The client's timed waits: those that gave the CPU to a task
+	 * waiting for it (a software device's worker), and those late
+	 * (KP_LATE_US beyond the run's shortest round trip)
+	 */
+	u64 yields, late;
 	/* wlat: the variant that ran, "write" or "imm"; NULL elsewhere */
 	const char *variant;
 	u64 cdf[KP_CDF_POINTS];	/* ns at each of kp_cdf_permille */

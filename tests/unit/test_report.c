@@ -49,19 +49,29 @@ static void test_lat(void)
 			break;
 	KT_CHECK(i == 1000, "samples sorted");
 
-	/* the null loop's empty interval, halved as the figures: last */
+	/*
+	 * the null loop's empty interval, halved as the figures: the last
+	 * figure, then the waits' yield and late counts, as counted
+	 */
 	r.harness = 61;
+	r.yields = 12;
+	r.late = 3;
 	kp_lat_format(line, sizeof(line), "wlat", &r);
 	KT_CHECK(!strncmp(line, "wlat #bytes=64 #iterations=1000 ", 32), "%s", line);
 	KT_CHECK(field(line, "harness[usec]") == 0.06 &&
-		 !strcmp(strstr(line, " harness[usec]="), " harness[usec]=0.06"),
+		 field(line, "yields") == 12 && field(line, "late") == 3 &&
+		 !strcmp(strstr(line, " harness[usec]="),
+			 " harness[usec]=0.06 yields=12 late=3"),
 		 "harness text: %s", line);
 	/* wlat says which variant ran, after the figures */
 	r.variant = "write";
 	kp_lat_format(line, sizeof(line), "wlat", &r);
 	KT_CHECK(!strcmp(strstr(line, " harness[usec]="),
-			 " harness[usec]=0.06 variant=write"), "variant text: %s", line);
+			 " harness[usec]=0.06 yields=12 late=3 variant=write"),
+		 "variant text: %s", line);
 	r.variant = NULL;
+	r.yields = 0;
+	r.late = 0;
 	KT_CHECK(field(line, "t_min[usec]") == 1.00, "t_min text: %s", line);
 	KT_CHECK(field(line, "t_max[usec]") == 1000.00, "t_max text");
 	KT_CHECK(field(line, "t_typical[usec]") == 501.00, "t_typical text");
@@ -634,8 +644,16 @@ static void test_json(void)
 	r.variant = "imm";
 	kp_lat_json(line, sizeof(line), &c, &r);
 	KT_CHECK(json_shape(line) &&
-		 strstr(line, "\"harness\": 0.00, \"variant\": \"imm\", \"cdf\": [["),
+		 strstr(line, "\"harness\": 0.00, \"yields\": 0, \"late\": 0, ") &&
+		 strstr(line, "\"late\": 0, \"variant\": \"imm\", \"cdf\": [["),
 		 "variant json: %s", line);
+	r.yields = 7;
+	r.late = 2;
+	kp_lat_json(line, sizeof(line), &c, &r);
+	KT_CHECK(json_shape(line) && jfield(line, "yields") == 7 &&
+		 jfield(line, "late") == 2, "counts json: %s", line);
+	r.yields = 0;
+	r.late = 0;
 	r.variant = NULL;
 	n = kp_lat_json(line, sizeof(line), &c, &r);
 	/* truncation reports the full length, stays terminated */
