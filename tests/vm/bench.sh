@@ -66,8 +66,22 @@ ours() {
 		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD$qo"
 	tool=krping_npu
 	[ "$mem" = npu ] && tool=krping_npu-npu
-	echo "KPBENCH $tool $label $size $(kp_res $CID | cut -d' ' -f2-) $(busy_pct "$(cat /tmp/busy0)" "$(cat /tmp/busy1)")"
+	st=
+	case $mode in bw*) ;; *) st="stalls=$(kp_json $CID | sed 's/.*"histogram": \[\[//; s/\]\]}$//; s/\], \[/\n/g' |
+		stalls "$(kp_num "$(kp_res $CID)" 't_min[usec]')" "$(rtt_factor $mode)" 1.004)" ;; esac
+	echo "KPBENCH $tool $label $size $(kp_res $CID | cut -d' ' -f2-) $st $(busy_pct "$(cat /tmp/busy0)" "$(cat /tmp/busy1)")"
 }
+
+# A stall: a round trip 1 ms or more beyond the fastest of its run, which
+# is what krping_npu counts late (beside perftest's samples, whether the
+# rig stalls both tools alike).  stalls MIN F: of "usec, count" lines on
+# stdin (values of 1/F round trips: F is 2 for wlat and slat, whose
+# figures are halves), those 1 ms over MIN; TOL 1.004 for the middles of
+# krping_npu's histogram buckets (0.4% of their samples), 1 for samples
+stalls() {
+	awk -F', ' -v m="$1" -v f="$2" -v tol="${3:-1}" '$1 * f * tol >= m * f + 1000 { n += $2 } END { print n + 0 }'
+}
+rtt_factor() { case $1 in rlat) echo 1 ;; *) echo 2 ;; esac; }
 
 # softirq work of CPU 0 (the clients' CPU) so far that no task's time
 # holds, in seconds, as krping_npu counts its own (kp_stats.c): the run
@@ -100,7 +114,10 @@ theirs() {
 	sleep 1
 	sq0=$(softirq0)
 	b0=$(cpus_busy)
-	cpu=$(sh -c "taskset 1 $tool -d rxe0 -x 1 -p $PORT -n $n -s $size $extra 127.0.0.1 > /tmp/pt-cli.out 2>&1; times" |
+	# a latency client prints every sample too (-U), for its stalls
+	cx=
+	case $mode in bw*) ;; *) cx=-U ;; esac
+	cpu=$(sh -c "taskset 1 $tool -d rxe0 -x 1 -p $PORT -n $n -s $size $extra $cx 127.0.0.1 > /tmp/pt-cli.out 2>&1; times" |
 	      tail -1 | awk '{ n = split($0, f, /[ms ]+/); t = 0
 		for (i = 1; i + 1 <= n; i += 2) if (f[i] != "") t += f[i] * 60 + f[i + 1]; print t }')
 	sq1=$(softirq0)
@@ -121,7 +138,11 @@ theirs() {
 		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$cps $(busy_pct "$b0" "$b1")"
 		;;
 	*)
-		echo "KPBENCH $tool $mode $size #bytes=$1 #iterations=$2 t_min[usec]=$3 t_max[usec]=$4 t_typical[usec]=$5 t_avg[usec]=$6 t_stdev[usec]=$7 99%[usec]=$8 99.9%[usec]=$9"
+		# -U's samples ("i, usec" after "#, usec"), against their minimum
+		ns=$(awk -F', ' '/^#, usec/ { on = 1; next } on && NF == 2 && $1 ~ /^[0-9]+$/ { print $2 }' /tmp/pt-cli.out)
+		nmin=$(echo "$ns" | sort -g | head -1)
+		st=$(echo "$ns" | awk '{ print $1 ", 1" }' | stalls "$nmin" "$(rtt_factor $mode)")
+		echo "KPBENCH $tool $mode $size #bytes=$1 #iterations=$2 t_min[usec]=$3 t_max[usec]=$4 t_typical[usec]=$5 t_avg[usec]=$6 t_stdev[usec]=$7 99%[usec]=$8 99.9%[usec]=$9 samples=$(echo "$ns" | grep -c .) stalls=$st"
 		;;
 	esac
 }
