@@ -342,8 +342,9 @@ void kp_lat_sample(struct kp_conn *c, u64 i, u64 ns)
 	if (i < t->nsamples)
 		t->samples[i] = ns;
 	kp_hist_record(t->hist, ns);
+	/* 0 is "none yet": a 0 ns sample of a coarse clock counts as 1 */
 	if (!r->rt_min || ns < r->rt_min)
-		r->rt_min = ns;
+		r->rt_min = ns ?: 1;
 	r->lat_sum += ns;
 	r->lat_n++;
 	if (ns > r->lat_max)
