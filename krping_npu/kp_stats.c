@@ -302,22 +302,14 @@ bool kp_run_yield_waiting(struct kp_run *r, bool *yielded)
 
 /*
  * Is a timed wait of @r that has lasted @span ns (from its first check)
- * late?  A run that times round trips judges it from the shortest so far,
- * which no wait inside a round trip outlasts by KP_LATE_US unless the
- * device stalled, whatever the size (a 64 KiB round trip under TCG is over
- * 1 ms): it cannot judge its first.  A run that does not (a ping-pong's
- * server, a stream) judges from KP_LATE_US alone.
+ * late?  KP_LATE_US beyond the run's shortest round trip so far where it
+ * times round trips (a 64 KiB round trip under TCG is itself over 1 ms),
+ * beyond nothing where it does not: kp_wait_late().
  */
 bool kp_run_late(const struct kp_run *r, u64 span)
 {
-	u64 late = KP_LATE_US * NSEC_PER_USEC;
-
-	if (r->sampled) {
-		if (!r->rt_min)
-			return false;
-		late += r->rt_min;
-	}
-	return span >= late;
+	return kp_wait_late(span, r->rt_min, r->sampled,
+			    KP_LATE_US * NSEC_PER_USEC);
 }
 
 /* How the measured loops wait for a completion: busy-poll, or events. */

@@ -158,6 +158,26 @@ void kp_lat_compute(u64 *ns, u32 n, u32 div, u32 bytes,
 		    struct kp_lat_result *r);
 
 /*
+ * Is a timed wait that has lasted @span ns late?  @rt_min is its run's
+ * shortest round trip so far (0: none yet), @sampled whether the run times
+ * round trips at all.  Such a run measures from @rt_min, which no wait
+ * inside a round trip outlasts by @late_ns unless the device or the host
+ * stalled, whatever the size, and judges no wait before its first round
+ * trip; a run that times none (a ping-pong's server, a stream) measures
+ * from 0.
+ */
+static inline bool kp_wait_late(u64 span, u64 rt_min, bool sampled,
+				u64 late_ns)
+{
+	if (sampled) {
+		if (!rt_min)
+			return false;
+		late_ns += rt_min;
+	}
+	return span >= late_ns;
+}
+
+/*
  * BW peak's base, kept while a stream runs: the shortest time any @window
  * consecutive messages took, from the post of the first to the completion
  * of the last.  Post times live in a ring of KP_BW_RING entries, enough for

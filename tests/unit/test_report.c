@@ -940,8 +940,32 @@ static void test_bw_slots(void)
 		kp_bw_slots_init(&s[i], i ? slots_b : slots_a);
 }
 
+/* When a timed wait is late (kp_run_late()'s rule). */
+static void test_wait_late(void)
+{
+	const u64 ms = 1000000;
+
+	/* a run that times no round trip: 1 ms from the wait's start */
+	KT_CHECK(!kp_wait_late(ms - 1, 0, false, ms) &&
+		 kp_wait_late(ms, 0, false, ms) &&
+		 kp_wait_late(ms, 40000, false, ms), "unsampled");
+	/* one that does: no judgement before its first round trip */
+	KT_CHECK(!kp_wait_late(10 * ms, 0, true, ms), "no round trip yet");
+	/* 64 B: 30 us the shortest, late 1.03 ms in */
+	KT_CHECK(!kp_wait_late(ms + 29999, 30000, true, ms) &&
+		 kp_wait_late(ms + 30000, 30000, true, ms), "64 B");
+	/* 64 KiB under TCG: a 1.2 ms round trip is not late, a 2.3 ms one is */
+	KT_CHECK(!kp_wait_late(1200000, 1150000, true, ms) &&
+		 !kp_wait_late(2149999, 1150000, true, ms) &&
+		 kp_wait_late(2300000, 1150000, true, ms), "64 KiB");
+	/* no overflow near the top of the clock's range */
+	KT_CHECK(!kp_wait_late(ms, ~0ull - 2 * ms, true, ms) &&
+		 kp_wait_late(~0ull, ~0ull - 2 * ms, true, ms), "large");
+}
+
 int main(void)
 {
+	test_wait_late();
 	test_bw_sum();
 	test_bw_slots();
 	test_lat();
