@@ -67,21 +67,34 @@ ours() {
 	tool=krping_npu
 	[ "$mem" = npu ] && tool=krping_npu-npu
 	st=
-	case $mode in bw*) ;; *) st="stalls=$(kp_json $CID | sed 's/.*"histogram": \[\[//; s/\]\]}$//; s/\], \[/\n/g' |
-		stalls "$(kp_num "$(kp_res $CID)" 't_min[usec]')" "$(rtt_factor $mode)" 1.004)" ;; esac
+	case $mode in bw*) ;; *) st="stalls=$(hist $CID "$n" |
+		stalls "$(kp_num "$(kp_res $CID)" 't_min[usec]')" "$(rtt_factor $mode)")" ;; esac
 	echo "KPBENCH $tool $label $size $(kp_res $CID | cut -d' ' -f2-) $st $(busy_pct "$(cat /tmp/busy0)" "$(cat /tmp/busy1)")"
 }
 
-# A stall: a round trip 1 ms or more beyond the fastest of its run, which
-# is what krping_npu counts late (beside perftest's samples, whether the
-# rig stalls both tools alike).  stalls MIN F: of "usec, count" lines on
-# stdin (values of 1/F round trips: F is 2 for wlat and slat, whose
-# figures are halves), those 1 ms over MIN; TOL 1.004 for the middles of
-# krping_npu's histogram buckets (0.4% of their samples), 1 for samples
+# A stall: a round trip 1 ms or more beyond the fastest of its run (a
+# round trip that could hold a late wait of krping_npu's), counted alike
+# for both tools: whether the rig stalls them alike.  stalls MIN F: of
+# "usec, count" lines on stdin (values of 1/F round trips: F is 2 for
+# wlat and slat, whose figures are halves), those 1 ms over MIN;
+# krping_npu's values are its histogram's bucket middles (within 0.4% of
+# their samples), perftest's its samples
 stalls() {
-	awk -F', ' -v m="$1" -v f="$2" -v tol="${3:-1}" '$1 * f * tol >= m * f + 1000 { n += $2 } END { print n + 0 }'
+	awk -F', ' -v m="$1" -v f="$2" '$1 * f >= m * f + 1000 { n += $2 } { seen = 1 } END { print seen ? n + 0 : "n/a" }'
 }
 rtt_factor() { case $1 in rlat) echo 1 ;; *) echo 2 ;; esac; }
+# hist ID N: test ID's histogram from its JSON, "usec, count" a line; its
+# counts must add up to the N round trips, or it says so on the console
+# and prints nothing (stalls then reads "n/a", never 0)
+hist() {
+	h=$(grep "^{\"id\": $1, " /proc/krping_npu_json |
+	    sed 's/.*"histogram": \[\[//; s/\]\]}$//; s/\], \[/\n/g')
+	if [ "$(echo "$h" | awk -F', ' '{ n += $2 } END { print n + 0 }')" = "$2" ]; then
+		echo "$h"
+	else
+		echo "KPBENCH-ERR krping_npu $1: histogram of $(echo "$h" | wc -l) lines, not $2 round trips" > /dev/console
+	fi
+}
 
 # softirq work of CPU 0 (the clients' CPU) so far that no task's time
 # holds, in seconds, as krping_npu counts its own (kp_stats.c): the run
