@@ -170,9 +170,9 @@ static inline bool kp_wait_late(u64 span, u64 rt_min, bool sampled,
 				u64 late_ns)
 {
 	if (sampled) {
-		if (!rt_min)
+		if (!rt_min || span < rt_min)
 			return false;
-		late_ns += rt_min;
+		span -= rt_min;
 	}
 	return span >= late_ns;
 }

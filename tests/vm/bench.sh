@@ -80,7 +80,7 @@ ours() {
 # krping_npu's values are its histogram's bucket middles (within 0.4% of
 # their samples), perftest's its samples
 stalls() {
-	awk -F', ' -v m="$1" -v f="$2" '$1 * f >= m * f + 1000 { n += $2 } { seen = 1 } END { print seen ? n + 0 : "n/a" }'
+	awk -F', ' -v m="$1" -v f="$2" '$1 * f >= m * f + 1000 { n += $2 } $1 != "" { seen = 1 } END { print seen ? n + 0 : "n/a" }'
 }
 rtt_factor() { case $1 in rlat) echo 1 ;; *) echo 2 ;; esac; }
 # hist ID N: test ID's histogram from its JSON, "usec, count" a line; its
