@@ -130,17 +130,23 @@ kp_new_id() {
 # (prefixed by $KP_SRV_PIN / $KP_CLI_PIN, e.g. "taskset 2", if set).
 # Sets SID/CID (record ids), SRV/CLI (kpwrite's "ret=N" or "errno=N") and
 # SLEN/CLEN (the commands' lengths, which a successful write returns).
-kp_pair() {
+# kp_serve CMD: start server CMD in the background ($spid, output in
+# /tmp/srv.out) and wait until it listens; $base is the last id before it
+kp_serve() {
 	base=$(kp_last_id)
-	scmd="server,$1" ccmd="client,$2"
-	SLEN=${#scmd} CLEN=${#ccmd}
-	$KP_SRV_PIN kpwrite "$scmd" > /tmp/srv.out 2>&1 &
+	$KP_SRV_PIN kpwrite "$1" > /tmp/srv.out 2>&1 &
 	spid=$!
 	i=0
 	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do
 		sleep 0.1; i=$((i + 1))
 	done
 	sleep 0.2		# from record to rdma_listen
+}
+
+kp_pair() {
+	scmd="server,$1" ccmd="client,$2"
+	SLEN=${#scmd} CLEN=${#ccmd}
+	kp_serve "$scmd"
 	CLI=$($KP_CLI_PIN kpwrite "$ccmd")
 	wait $spid
 	SRV=$(cat /tmp/srv.out)

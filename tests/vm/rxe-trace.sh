@@ -58,18 +58,11 @@ count() {
 ours() {
 	PORT=$((PORT + 1))
 	echo > $T/trace
-	base=$(kp_last_id)
-	taskset 2 kpwrite "server,addr=$A,port=$PORT" > /tmp/srv.out 2>&1 &
-	sp=$!
-	i=0
-	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	sleep 0.2		# from record to rdma_listen
+	kp_serve "server,addr=$A,port=$PORT"
 	echo 1 > $T/tracing_on
 	taskset 1 kpwrite "client,addr=$A,port=$PORT,$1,size=64,count=$N,warmup=1" > /dev/null
 	echo 0 > $T/tracing_on
-	wait $sp
+	wait $spid
 	CID=$(kp_new_id "$base" client)
 	echo "KPTRACE-RES krping_npu-$1 $(kp_res $CID | cut -d' ' -f2-)"
 	count "krping_npu-$1"
