@@ -33,7 +33,8 @@
 #define KP_DATA_RQ		512	/* bw,send: data receives kept posted */
 /* send slots beyond txdepth: messages, and the zero-length skips */
 #define KP_SQ_EXTRA		(16 + KP_RQ_DEPTH)
-#define KP_MAX_RD_ATOM		16	/* RDMA READs in flight we ask for */
+/* RDMA READs in flight: the device's limit, as ib_read_bw; the CM's field is 8 bits */
+#define KP_MAX_RD_ATOM		255
 #define KP_MAX_INLINE		220	/* inline writes, as perftest on mlx5 */
 #define KP_DRAIN_MS		2000	/* teardown: flushing the QP, the last sends */
 #define KP_QUIESCE_MS		100	/* teardown: a CQ handler already queued */
