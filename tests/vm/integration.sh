@@ -121,6 +121,23 @@ kp_test rlat-64KiB t_lat rlat 65536 100
 kp_test wlat-64B t_lat wlat 64 500
 kp_test wlat-64KiB t_lat wlat 65536 100
 
+# Each side's QP as the connection left it, read back from the device:
+# the RNR NAK timer perftest sets (12, 0.64 ms), not the CM's 0 (655 ms,
+# for which one late receive stalls a SEND stream), set through the CM
+# from 5.13 and by a modify once connected before; RDMA READs in flight
+# up to the device's limit, as ib_read_bw (rxe: 128)
+t_qp_attrs() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,read,size=4096,count=200"
+	kp_check_bw "$(kp_res $CID)" 4096 200 bw_read || return 1
+	for id in $SID $CID; do
+		l=$(dmesg | grep "krping_npu $id: connection 0: " | sed 's/.*connection 0: //')
+		[ "$l" = "RNR NAK timer 12, RDMA READs in flight 128 out, 128 in" ] ||
+			{ kp_why "test $id: '$l'"; return 1; }
+	done
+}
+kp_test qp-attrs t_qp_attrs
+
 # wlat's two variants: plain writes seen by polling the buffer's last
 # byte (as ib_write_lat), or with immediate data (imm, and events, which
 # sleeps on completions); the result says which ran, in text and JSON
