@@ -89,8 +89,9 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		state = KP_CM_ROUTE_RESOLVED;
 		break;
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		c->peer_initiator_depth = ev->param.conn.initiator_depth;
-		c->peer_responder_resources = ev->param.conn.responder_resources;
+		/* already from our side: ib_cm and iw_cm swap the peer's */
+		c->req_responder_resources = ev->param.conn.responder_resources;
+		c->req_initiator_depth = ev->param.conn.initiator_depth;
 		state = KP_CM_CONNECT_REQUEST;
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
@@ -246,7 +247,8 @@ static int kp_rnr_timer_set(struct kp_conn *c, struct rdma_cm_id *id)
 /*
  * Connected.  A CM without rdma_set_min_rnr_timer() (before 5.13) left
  * the QP's RNR timer at 0: set it now, RTS to RTS; a device that refuses
- * costs speed, not the test.  Then say what the QP holds.
+ * costs speed, not the test.  Then say what the QP holds, and keep no
+ * more READs in flight than it was given (the peer's limit may be lower).
  */
 static void kp_conn_ready(struct kp_conn *c)
 {
@@ -261,15 +263,20 @@ static void kp_conn_ready(struct kp_conn *c)
 		kp_info(c->t, "connection %u: RNR NAK timer left as the CM set it: ib_modify_qp: %d",
 			c->idx, ret);
 #endif
+	/* what a driver's query leaves unset reads 0, not our request */
+	memset(&attr, 0, sizeof(attr));
 	ret = ib_query_qp(c->qp, &attr, IB_QP_MIN_RNR_TIMER |
 			  IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC,
 			  &init);
-	if (ret)
+	if (ret) {
 		kp_info(c->t, "connection %u: ib_query_qp: %d", c->idx, ret);
-	else
-		kp_info(c->t, "connection %u: RNR NAK timer %u, RDMA READs in flight %u out, %u in",
-			c->idx, attr.min_rnr_timer, attr.max_rd_atomic,
-			attr.max_dest_rd_atomic);
+		return;
+	}
+	kp_info(c->t, "connection %u: RNR NAK timer %u, RDMA READs in flight %u out, %u in",
+		c->idx, attr.min_rnr_timer, attr.max_rd_atomic,
+		attr.max_dest_rd_atomic);
+	if (attr.max_rd_atomic && attr.max_rd_atomic < c->rd_atom)
+		c->rd_atom = attr.max_rd_atomic;
 }
 
 static int kp_run_test(struct kp_test *t)
@@ -535,8 +542,8 @@ static int kp_server_accept(struct kp_conn *c)
 	if (ret)
 		return ret;
 	kp_conn_param(c, &param);
-	param.responder_resources = min(c->rd_atom, c->peer_initiator_depth);
-	param.initiator_depth = min(c->rd_atom, c->peer_responder_resources);
+	param.responder_resources = min(c->rd_atom, c->req_responder_resources);
+	param.initiator_depth = min(c->rd_atom, c->req_initiator_depth);
 	/* rdma_accept() belongs under the CM handler's lock (lockdep checks) */
 	rdma_lock_handler(c->child_id);
 	ret = rdma_accept(c->child_id, &param);

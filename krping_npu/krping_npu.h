@@ -362,8 +362,9 @@ struct kp_conn {
 	/* client: the connection; server's [0]: the listener, until the test runs */
 	struct rdma_cm_id *cm_id;
 	struct rdma_cm_id *child_id;	/* server: the accepted connection */
-	u8 peer_initiator_depth;	/* from the connect request */
-	u8 peer_responder_resources;
+	/* the connect request's, from our side (READs we serve, we send) */
+	u8 req_responder_resources;
+	u8 req_initiator_depth;
 
 	/* verbs */
 	struct ib_pd *pd;
