@@ -25,19 +25,24 @@ for e in sched/sched_switch workqueue/workqueue_execute_start; do echo 1 > $T/ev
 place() {
 	awk -v tool="$1" -v fig="$2" '/^#/ { next }
 	{ cpu = -1; for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { cpu = substr($i, 2, length($i) - 2) + 0; break } }
-	/workqueue_execute_start/ && / function do_work/ { w[cpu]++ }
+	/LOST [0-9]+ EVENTS/ { v = $0; sub(/.*LOST /, "", v); lost += v + 0; next }
+	/workqueue_execute_start/ && / function do_work( \[rdma_rxe\])?$/ { w[cpu]++ }
 	/sched_switch/ && /next_comm=kworker/ { k[cpu]++ }
-	END { printf "KPPLACE %s %s do_work_cpu0=%d do_work_cpu1=%d to_kworker_cpu0=%d to_kworker_cpu1=%d\n",
-		tool, fig, w[0], w[1], k[0], k[1] }' $T/trace
+	END { printf "KPPLACE %s %s do_work_cpu0=%d do_work_cpu1=%d to_kworker_cpu0=%d to_kworker_cpu1=%d lost_events=%d\n",
+		tool, fig, w[0], w[1], k[0], k[1], lost }' $T/trace
 }
 trace_on() { echo > $T/trace; echo 1 > $T/tracing_on; }
 
-# ours MODE SIZE N ARGS; theirs TOOL SIZE N FIELD
+# ours MODE SIZE N ARGS; theirs TOOL SIZE N FIELD ARGS: each trace window
+# opens once the server listens and closes when the client is done
 ours() {
 	PORT=$((PORT + 1))
+	kp_serve "server,addr=$A,port=$PORT"
 	trace_on
-	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$1,size=$2,count=$3$4"
+	taskset 1 kpwrite "client,addr=$A,port=$PORT,$1,size=$2,count=$3$4" > /dev/null
 	echo 0 > $T/tracing_on
+	wait $spid
+	CID=$(kp_new_id "$base" client)
 	res=$(kp_res $CID)
 	case $1 in bw*) f="BW_average=$(kp_num "$res" 'BW_average[MiB/sec]')" ;;
 	*) f="t_typical=$(kp_num "$res" 't_typical[usec]') yields=$(kp_num "$res" yields)" ;; esac
@@ -48,8 +53,10 @@ theirs() {
 	taskset 2 $1 -d rxe0 -x 1 -p $PORT -n $3 -s $2 $5 > /tmp/pt-srv.out 2>&1 &
 	sleep 1
 	trace_on
-	taskset 1 $1 -d rxe0 -x 1 -p $PORT -n $3 -s $2 $5 127.0.0.1 > /tmp/pt-cli.out 2>&1
+	taskset 1 timeout 120 $1 -d rxe0 -x 1 -p $PORT -n $3 -s $2 $5 127.0.0.1 > /tmp/pt-cli.out 2>&1
 	echo 0 > $T/tracing_on
+	# a server whose client failed would wait for ever
+	kill $! 2>/dev/null
 	wait
 	place "$1-$2" "$4=$(awk -v s=$2 -v col=$([ $4 = BW_average ] && echo 4 || echo 5) '$1 == s && NF >= 5 { print $col; exit }' /tmp/pt-cli.out)"
 }
@@ -57,6 +64,8 @@ theirs() {
 r=0
 while [ $r -lt "$REPS" ]; do
 	ours rlat 64 2000 ""; theirs ib_read_lat 64 2000 t_typical ""; ours rlat,events 64 2000 ""
+	ours wlat 64 2000 ""; theirs ib_write_lat 64 2000 t_typical ""
+	ours slat 64 2000 ""; theirs ib_send_lat 64 2000 t_typical ""
 	ours bw,read 65536 500 ",txdepth=64"; theirs ib_read_bw 65536 500 BW_average "-t 64"
 	r=$((r + 1))
 done
