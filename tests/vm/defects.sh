@@ -165,10 +165,16 @@ t_ack_status() {
 	kp_idle "the status test"
 }
 # A ping client whose second round offers 0 bytes: the server (validating)
-# refuses it with -EMSGSIZE before any READ or validation of 0 bytes
+# refuses it with -EMSGSIZE before any READ or validation of 0 bytes.
+# Round 1 gets no answer; or its SEND no ACK, when the server's QP went to
+# the error state before rxe sent one (2 runs in 25 on the debug kernel):
+# rxe drops the ACK of a QP no longer ready.
 t_ping_zero() {
 	rogue_client "validate,timeout=3000" ping0 64
-	[ "$out" = "round0=ok round1=no_answer" ] || { kp_why "client: $out"; return 1; }
+	case "$out" in
+	"round0=ok round1=no_answer" | "round0=ok round1=no_ack") ;;
+	*) kp_why "client: $out"; return 1 ;;
+	esac
 	[ "$(cat /tmp/srv.out)" = "errno=90" ] || { kp_why "server: $(cat /tmp/srv.out), want errno=90"; return 1; }
 	dmesg | grep -q "round 1: client offers 0 bytes, buffer is 64" || { kp_why "no dmesg line"; return 1; }
 	kp_idle "the zero-size ping"

@@ -41,7 +41,9 @@
  *   kprogue ping0 ADDR PORT SIZE
  *	A ping client (rping's protocol): round 0 of SIZE bytes as rping
  *	sends it, then round 1 advertising 0 bytes.  Prints "round0=STATUS
- *	round1=STATUS": what the server answered (ok, or the failed step).
+ *	round1=STATUS": what the server answered: ok, or the failed step
+ *	(no_answer: no reply in 3 s; no_ack: our SEND was never acked, the
+ *	server's QP having gone to the error state first).
  *
  * The hello layout is struct kp_hello of krping_npu/krping_npu.h, the
  * ping payload proc/kp_payload.c's.
@@ -51,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <time.h>
 #include <endian.h>
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
@@ -208,25 +211,41 @@ static int ack(const char *port, uint32_t status)
 }
 
 /*
- * The next receive's completion within @ms: a server that gives up
- * disconnects, which a synchronous rdma_cm id never turns into a flush
- * (nobody reads its events), so a blocking wait would never end.
+ * The next completion on @cq within @ms of the monotonic clock, into @wc:
+ * 0, or -1 when none came.  A server that gives up disconnects, which a
+ * synchronous rdma_cm id never turns into a flush (nobody reads its
+ * events), so a blocking wait would never end.
  */
+static int comp_within(struct ibv_cq *cq, unsigned int ms, struct ibv_wc *wc)
+{
+	struct timespec now, end;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (ms % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n < 0 ? -1 : 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			return -1;
+		usleep(1000);
+	}
+}
+
+/* The next receive's completion within @ms, successful: 0, else -1. */
 static int recv_within(struct rdma_cm_id *id, unsigned int ms)
 {
 	struct ibv_wc wc;
-	unsigned int i;
-	int n;
 
-	for (i = 0; i < ms; i++) {
-		n = ibv_poll_cq(id->recv_cq, 1, &wc);
-		if (n < 0)
-			return -1;
-		if (n)
-			return wc.status ? -1 : 0;
-		usleep(1000);
-	}
-	return -1;
+	return comp_within(id->recv_cq, ms, &wc) || wc.status ? -1 : 0;
 }
 
 /* Advertise @len bytes of @mr, then take the server's answer. */
@@ -243,7 +262,15 @@ static const char *ping_step(struct rdma_cm_id *id, struct kp_info *tx,
 		return "post_recv";
 	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
 		return "post_send";
-	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
+	/*
+	 * One transport retry (see ping0), 2.15 s on rxe: a SEND the server
+	 * never acked fails within about 4.3 s, 10 s is the bound.
+	 */
+	if (comp_within(id->send_cq, 10000, &wc))
+		return "send_timeout";
+	if (wc.status == IBV_WC_RETRY_EXC_ERR)
+		return "no_ack";
+	if (wc.status)
 		return "send";
 	if (recv_within(id, 3000))
 		return "no_answer";
@@ -269,7 +296,16 @@ static int ping0(struct rdma_cm_id *id, uint32_t size)
 			 IBV_ACCESS_REMOTE_WRITE);
 	if (!txmr || !rxmr || !smr || !bmr)
 		die("register");
-	if (rdma_connect(id, NULL))
+	/*
+	 * One transport retry, not librdmacm's default of 7, which rxe takes
+	 * as "retry for ever": a server that moves its QP to the error state
+	 * on our message can do so before rxe has sent the ACK, and rxe then
+	 * drops it; our SEND must fail, not retry without end.  RNR retries
+	 * for ever, as rping's.
+	 */
+	if (rdma_connect(id, &(struct rdma_conn_param){ .initiator_depth = 1,
+			 .responder_resources = 1, .retry_count = 1,
+			 .rnr_retry_count = 7 }))
 		die("rdma_connect");
 	for (round = 0; round < 2; round++) {
 		uint32_t len = round ? 0 : size;
@@ -355,6 +391,8 @@ int main(int argc, char **argv)
 	char *data;
 	const char *last, *past;
 
+	/* each result line whole, even if a later wait is cut short */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "ack"))
 		return ack(argv[2], strtoul(argv[3], NULL, 0));
 	if (!(argc == 5 && !strcmp(argv[1], "overrun")) &&
