@@ -210,6 +210,14 @@ static int ack(const char *port, uint32_t status)
 	return 0;
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000ULL + t.tv_nsec / 1000000;
+}
+
 /*
  * The next completion on @cq within @ms of the monotonic clock, into @wc:
  * 0, or -1 when none came.  A server that gives up disconnects, which a
@@ -218,26 +226,15 @@ static int ack(const char *port, uint32_t status)
  */
 static int comp_within(struct ibv_cq *cq, unsigned int ms, struct ibv_wc *wc)
 {
-	struct timespec now, end;
+	uint64_t end = mono_ms() + ms;
 	int n;
 
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += ms / 1000;
-	end.tv_nsec += (ms % 1000) * 1000000L;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n < 0 ? -1 : 0;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec ||
-		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+	while (!(n = ibv_poll_cq(cq, 1, wc))) {
+		if (mono_ms() >= end)
 			return -1;
 		usleep(1000);
 	}
+	return n < 0 ? -1 : 0;
 }
 
 /* The next receive's completion within @ms, successful: 0, else -1. */
