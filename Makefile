@@ -47,7 +47,7 @@ KP_CC = $$(sed -n 's/^args: //p' $(CURDIR)/build/kcc)
 
 UNIT_SRCS := proc/kp_opts.c proc/kp_report.c proc/kp_payload.c peer_client/npu_reg.c
 UNIT_TESTS := tests/unit/test_opts tests/unit/test_report tests/unit/test_layout \
-	      tests/unit/test_reg tests/unit/test_time
+	      tests/unit/test_reg tests/unit/test_time tests/unit/test_hal
 UNIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O1 -g \
 	       -fsanitize=address,undefined -fno-omit-frame-pointer
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * npu_hal.c - the one NPU provider: the Ascend HAL,
- * hal_kernel_p2p_get_pages and hal_kernel_p2p_put_pages, bound by name
- * through kallsyms at load (the driver does not export them to modules of
- * other licences).  On a real host they are the Ascend driver's; in the
- * rig npu_sim.ko's, with the same signature, layout and rules.  The
- * module that owns them is held while bound.
+ * hal_kernel_p2p_get_pages and hal_kernel_p2p_put_pages, bound at load
+ * with the driver held (EXPORT_SYMBOL_GPL in the driver: __symbol_get()
+ * finds them on every kernel, npu_sym.c).  On a real host they are the
+ * Ascend driver's; in the rig npu_sim.ko's, with the same signature,
+ * layout and answers.
  *
  * Whether an address is NPU memory is decided without pinning: NPU
  * virtual addresses live in a window of their own (npu_va_start,
@@ -27,9 +27,9 @@ typedef int (*hal_get_pages_t)(u64 va, u64 len, p2p_free_callback free_cb,
 			       void *data, struct p2p_page_table **table);
 typedef int (*hal_put_pages_t)(struct p2p_page_table *table);
 
+static struct npu_sym hal_get_sym, hal_put_sym;
 static hal_get_pages_t hal_get_pages;
 static hal_put_pages_t hal_put_pages;
-static struct module *hal_mod;
 
 static int npu_hal_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
 			     void *data, struct p2p_page_table **table)
@@ -70,23 +70,25 @@ static struct npu_provider npu_hal = {
 
 int npu_hal_bind(struct npu_provider **out, const char **owner)
 {
-	unsigned long get, put;
+	int ret;
 
-	get = npu_lookup_symbol("hal_kernel_p2p_get_pages");
-	put = npu_lookup_symbol("hal_kernel_p2p_put_pages");
-	if (!get || !put)
-		return -ENOENT;
-	if (npu_module_hold(get, &hal_mod))
-		return -ENODEV;
-	*owner = hal_mod ? module_name(hal_mod) : "vmlinux";
-	hal_get_pages = (hal_get_pages_t)get;
-	hal_put_pages = (hal_put_pages_t)put;
+	ret = npu_sym_get("hal_kernel_p2p_get_pages", &hal_get_sym);
+	if (ret)
+		return ret;
+	ret = npu_sym_get("hal_kernel_p2p_put_pages", &hal_put_sym);
+	if (ret) {
+		npu_sym_put(&hal_get_sym);
+		return ret;
+	}
+	*owner = hal_get_sym.owner;
+	hal_get_pages = (hal_get_pages_t)hal_get_sym.addr;
+	hal_put_pages = (hal_put_pages_t)hal_put_sym.addr;
 	*out = &npu_hal;
 	return 0;
 }
 
 void npu_hal_unbind(void)
 {
-	module_put(hal_mod);
-	hal_mod = NULL;
+	npu_sym_put(&hal_put_sym);
+	npu_sym_put(&hal_get_sym);
 }

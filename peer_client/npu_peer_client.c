@@ -63,8 +63,11 @@ struct npu_ctx {
 	enum npu_reg_state state;	/* npu_reg.h: what is held, freed or not */
 	bool dma_live;			/* the entries' DMA mappings exist */
 	struct task_struct *cb_task;	/* running npu_free_cb(), or NULL */
+	bool put_due;			/* a put_pages asked for beside it */
 	struct delayed_work put_work;	/* a put_pages deferred or retried */
 	unsigned int put_tries;		/* put_pages the HAL refused */
+	struct list_head kept;		/* on npu_kept: refused for good */
+	struct work_struct free_work;	/* the last reference went */
 };
 
 /* a refused put_pages is tried again this often, this many times */
@@ -79,6 +82,9 @@ static DECLARE_WAIT_QUEUE_HEAD(npu_cb_wq);
 invalidate_peer_memory npu_core_invalidate;
 void *npu_reg_handle;
 struct workqueue_struct *npu_wq;
+/* contexts whose table the HAL refused NPU_PUT_TRIES times */
+static LIST_HEAD(npu_kept);
+static DEFINE_SPINLOCK(npu_kept_lock);
 
 /*
  * May @ctx take @ev now?  0 when it may (npu_reg.h), the rules' refusal
@@ -116,23 +122,36 @@ static int npu_reg_move(struct npu_ctx *ctx, enum npu_reg_event ev,
 	return ret;
 }
 
-static void npu_ctx_free(struct kref *ref)
+static void npu_ctx_free_work(struct work_struct *w)
 {
-	struct npu_ctx *ctx = container_of(ref, struct npu_ctx, ref);
+	struct npu_ctx *ctx = container_of(w, struct npu_ctx, free_work);
 
 	kvfree(ctx->dma);
 	kfree(ctx);
 	atomic_dec(&npu_stats.contexts);
+	/* module exit drains npu_wq: this work's return is waited for */
 	module_put(THIS_MODULE);
+}
+
+/*
+ * The last reference can be dropped inside the HAL's free callback, whose
+ * return runs in our text: the module reference goes from npu_wq instead.
+ */
+static void npu_ctx_free(struct kref *ref)
+{
+	struct npu_ctx *ctx = container_of(ref, struct npu_ctx, ref);
+
+	queue_work(npu_wq, &ctx->free_work);
 }
 
 /*
  * Hand the table back to the HAL; it waits out a free callback running on
  * it.  A put_pages the HAL refuses leaves the table the HAL's, and its
  * free callback pointing at @ctx: keep both, and try again from npu_wq,
- * NPU_PUT_TRIES times NPU_PUT_RETRY_MS apart.  After that the table is
- * accounted as leaked and @ctx kept for good, with the module reference
- * it holds: nothing the HAL may still call back is ever freed.
+ * NPU_PUT_TRIES times NPU_PUT_RETRY_MS apart.  The driver refuses only
+ * while it cannot take its own module, which our hold on it prevents; a
+ * table still refused after that is kept on npu_kept with @ctx, counted
+ * in debugfs (leaked_tables) and put again by a write to retry_puts.
  */
 static bool npu_table_put(struct npu_ctx *ctx)
 {
@@ -153,9 +172,32 @@ static bool npu_table_put(struct npu_ctx *ctx)
 		return false;
 	}
 	atomic_inc(&npu_stats.leaked_tables);
-	pr_err("npu_peer_mem: put_pages refused %u times (last %d) for 0x%llx: the table stays the HAL's, accounted as leaked\n",
+	spin_lock(&npu_kept_lock);
+	list_add_tail(&ctx->kept, &npu_kept);
+	spin_unlock(&npu_kept_lock);
+	pr_err("npu_peer_mem: put_pages refused %u times (last %d) for 0x%llx: the table is kept; echo 1 > /sys/kernel/debug/npu_peer_mem/retry_puts tries again\n",
 	       ctx->put_tries, ret, ctx->va);
 	return false;
+}
+
+/* Put every kept table again, NPU_PUT_TRIES more tries each; how many. */
+unsigned int npu_retry_kept(void)
+{
+	struct npu_ctx *ctx, *tmp;
+	unsigned int n = 0;
+	LIST_HEAD(again);
+
+	spin_lock(&npu_kept_lock);
+	list_splice_init(&npu_kept, &again);
+	spin_unlock(&npu_kept_lock);
+	list_for_each_entry_safe(ctx, tmp, &again, kept) {
+		list_del_init(&ctx->kept);
+		atomic_dec(&npu_stats.leaked_tables);
+		ctx->put_tries = 0;
+		queue_delayed_work(npu_wq, &ctx->put_work, 0);
+		n++;
+	}
+	return n;
 }
 
 static void npu_put_work(struct work_struct *w)
@@ -180,6 +222,8 @@ static int npu_acquire_ctx(unsigned long addr, size_t size, bool via_core,
 	spin_lock_init(&ctx->lock);
 	ctx->state = NPU_REG_NEW;
 	INIT_DELAYED_WORK(&ctx->put_work, npu_put_work);
+	INIT_WORK(&ctx->free_work, npu_ctx_free_work);
+	INIT_LIST_HEAD(&ctx->kept);
 	ctx->va = addr;
 	ctx->size = size;
 	ctx->via_core = via_core;
@@ -233,16 +277,19 @@ static void npu_put_table(struct npu_ctx *ctx)
 	}
 	/*
 	 * A core may ask from inside its invalidate, or from a thread the
-	 * callback waits for: defer.  krping_npu asks from its own thread,
-	 * never waited for, and must know its freed() is over on return:
-	 * the provider's put_pages waits for the callback.
+	 * callback waits for: the put goes to npu_wq once the callback has
+	 * returned (npu_free_cb()), as the driver's put of an exited
+	 * process takes no lock that would order it after the callback.
+	 * krping_npu asks from its own thread, never waited for, and must
+	 * know its freed() is over on return: the driver's put_pages waits
+	 * for the free loop.
 	 */
 	defer = ctx->cb_task &&
 		(ctx->via_core || ctx->cb_task == current);
+	ctx->put_due = defer;
 	spin_unlock(&ctx->lock);
 	if (defer) {
 		atomic_inc(&npu_stats.deferred_puts);
-		queue_delayed_work(npu_wq, &ctx->put_work, 0);
 		return;
 	}
 	/*
@@ -259,47 +306,28 @@ static void npu_put_table(struct npu_ctx *ctx)
 }
 
 /*
- * The HAL takes a range whose start is aligned to the page size of the
- * memory behind it, which is known only once it answers: the device's
- * small page (4 KiB, or the kernel's page) or its huge page (2 MiB, or the
- * kernel's PMD, HPAGE_SIZE).  Ask for the registration's span aligned to
- * each in turn, smallest first: the Ascend driver refuses a start below
- * the memory's page size with -EOPNOTSUPP ("Va is not aligned", one error
- * line in its log), a stricter HAL with -EINVAL; the first alignment taken
- * pins only the HAL pages the registration lies in, never a neighbouring
- * allocation's, as long as the memory's page size is among those tried.
- * Any other error is the HAL's answer.  (The driver also answers
- * -EOPNOTSUPP for memory it never serves: each alignment is asked then.)
+ * The driver takes a start on a page of the memory's own size, known only
+ * from its answer, and any length (it rounds up).  Ask at most twice
+ * (p2p_ask()): from the small page, and on -EOPNOTSUPP from the huge page.
+ * Any other answer is the driver's: -EINVAL is a bad range or a table it
+ * could not build, not a hint to try wider, which could pin a neighbour's
+ * pages.
  */
 static int npu_hal_get(struct npu_ctx *ctx, u64 *va, u64 *len,
 		       struct p2p_page_table **t)
 {
-	static const u64 aligns[] = { SZ_4K, PAGE_SIZE, SZ_2M, PMD_SIZE };
-	u64 tried = 0;
-	int i, ret = -EINVAL;
+	unsigned int try;
+	int ret = -EINVAL;
 
-	for (i = 0; i < ARRAY_SIZE(aligns); i++) {
-		if (aligns[i] <= tried)
-			continue;
-		tried = aligns[i];
-		*va = ALIGN_DOWN(ctx->va, aligns[i]);
-		*len = ALIGN(ctx->va + ctx->size, aligns[i]) - *va;
+	for (try = 0; p2p_ask(ctx->va, ctx->size, try, va, len); try++) {
 		ret = npu_prov->get_pages(*va, *len, npu_free_cb, ctx, t);
-		if (ret != -EINVAL && ret != -EOPNOTSUPP)
+		if (ret != -EOPNOTSUPP)
 			break;
 	}
-	/*
-	 * Memory in pages smaller than the alignment that was taken (a
-	 * device page size not tried above) gave a table wider than the
-	 * registration: say so, as it pins a neighbour's pages too.
-	 */
-	if (!ret && (*t)->page_size < tried)
-		pr_warn_ratelimited("npu_peer_mem: the HAL took 0x%llx+%llu at %llu-byte alignment in pages of %llu: pinned beyond the registration\n",
-				    *va, *len, tried, (*t)->page_size);
 	return ret;
 }
 
-/* A table as the HAL promises it, covering [va, va + len) in whole pages. */
+/* The driver's table for the registration; its own pages of it are ours. */
 static int npu_get_pages(unsigned long addr, size_t size, int write, int force,
 			 struct sg_table *sg_head, void *client_context,
 			 u64 core_context)
@@ -333,10 +361,22 @@ static int npu_get_pages(unsigned long addr, size_t size, int write, int force,
 	npu_reg_move(ctx, NPU_EV_GOT, NULL);
 	spin_unlock(&ctx->lock);
 	if (!p2p_table_ok(t, va, len)) {
-		pr_err("npu_peer_mem: page table version %u, %llu pages of %llu bytes for 0x%llx: refused\n",
-		       t->version, t->page_num, t->page_size, va);
+		pr_err("npu_peer_mem: page table version %u, %llu pages of %llu bytes for 0x%llx+%llu: refused\n",
+		       t->version, t->page_num, t->page_size, va, len);
 		npu_put_table(ctx);
 		return -EPROTO;
+	}
+	/*
+	 * A core maps in the kernel's pages: MOFED 5.5+'s fix_peer_sgls()
+	 * moves the first entry back by ALIGN_DOWN(addr, PAGE_SIZE) -
+	 * ALIGN_DOWN(addr, peer page), which underflows for a smaller
+	 * peer page and points outside the table.
+	 */
+	if (ctx->via_core && t->page_size < PAGE_SIZE) {
+		pr_err("npu_peer_mem: 0x%llx is in NPU pages of %llu bytes, smaller than the kernel's %lu: the RDMA core cannot map it, refused\n",
+		       ctx->va, t->page_size, PAGE_SIZE);
+		npu_put_table(ctx);
+		return -EOPNOTSUPP;
 	}
 	ctx->first = (addr - va) / t->page_size;
 	ctx->n = (addr + size - 1 - va) / t->page_size - ctx->first + 1;
@@ -531,7 +571,7 @@ static void npu_free_cb(void *data)
 {
 	struct npu_ctx *ctx = data;
 	enum npu_reg_state was;
-	bool held, tell, tell_owner;
+	bool held, tell, tell_owner, put_due;
 
 	spin_lock(&ctx->lock);
 	/* freed once already, or put_pages begun: past its DMA */
@@ -558,7 +598,11 @@ static void npu_free_cb(void *data)
 	npu_dma_release(ctx);
 	spin_lock(&ctx->lock);
 	ctx->cb_task = NULL;
+	put_due = ctx->put_due;
+	ctx->put_due = false;
 	spin_unlock(&ctx->lock);
+	if (put_due)
+		queue_delayed_work(npu_wq, &ctx->put_work, 0);
 	wake_up_all(&npu_cb_wq);
 	kref_put(&ctx->ref, npu_ctx_free);
 }

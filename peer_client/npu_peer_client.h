@@ -22,5 +22,6 @@ extern struct workqueue_struct *npu_wq;
 int npu_acquire_direct(unsigned long addr, size_t size, npu_freed_fn freed,
 		       void *data, void **client_context);
 int npu_page_pa(void *client_context, unsigned int i, u64 *pa);
+unsigned int npu_retry_kept(void);
 
 #endif /* NPU_PEER_CLIENT_H */

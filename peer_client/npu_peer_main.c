@@ -31,7 +31,7 @@ typedef void *(*register_peer_t)(const void *client,
 typedef void (*unregister_peer_t)(void *reg_handle);
 
 static unregister_peer_t npu_unregister;
-static struct module *npu_core_mod;	/* owner of the register symbol */
+static struct npu_sym npu_reg_sym, npu_unreg_sym;
 static const char *npu_abi_name = "none";
 static size_t npu_abi_size;
 static struct dentry *npu_debugfs;
@@ -55,20 +55,25 @@ static void npu_stub_put_context(void *context)
 /* Register with the core's peer-memory API; 0 when there is none. */
 static int npu_register(void)
 {
-	unsigned long reg, unreg;
 	register_peer_t register_fn;
 	bool yunscale;
 	const char *owner;
+	int ret;
 
-	reg = npu_lookup_symbol("ib_register_peer_memory_client");
-	unreg = npu_lookup_symbol("ib_unregister_peer_memory_client");
-	if (!reg || !unreg) {
+	ret = npu_sym_get("ib_register_peer_memory_client", &npu_reg_sym);
+	if (ret == -ENOENT) {
 		pr_info("npu_peer_mem: no peer-memory core (ib_register_peer_memory_client); serving krping_npu only\n");
 		return 0;
 	}
-	if (npu_module_hold(reg, &npu_core_mod))
-		return -ENODEV;
-	owner = npu_core_mod ? module_name(npu_core_mod) : "vmlinux";
+	if (ret)
+		return ret;
+	ret = npu_sym_get("ib_unregister_peer_memory_client", &npu_unreg_sym);
+	if (ret) {
+		pr_err("npu_peer_mem: ib_register_peer_memory_client without its unregister (%d)\n",
+		       ret);
+		goto err;
+	}
+	owner = npu_reg_sym.owner;
 
 	if (!strcmp(abi, "auto")) {
 		yunscale = strstr(owner, "xsc");
@@ -78,8 +83,8 @@ static int npu_register(void)
 		yunscale = false;
 	} else {
 		pr_err("npu_peer_mem: abi=%s: use auto, mofed or yunscale\n", abi);
-		module_put(npu_core_mod);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto err;
 	}
 	if (yunscale && abi_stubs) {
 		npu_client.get_context_private_data = npu_stub_get_context;
@@ -89,20 +94,24 @@ static int npu_register(void)
 	npu_abi_size = yunscale ? sizeof(struct peer_memory_client_yunscale) :
 		       sizeof(struct peer_memory_client_mofed);
 
-	register_fn = (register_peer_t)reg;
+	register_fn = (register_peer_t)npu_reg_sym.addr;
 	npu_reg_handle = register_fn(&npu_client, &npu_core_invalidate);
 	if (!npu_reg_handle) {
 		pr_err("npu_peer_mem: %s refused the client (%s layout)\n",
 		       owner, npu_abi_name);
-		module_put(npu_core_mod);
 		npu_abi_name = "none";
-		return -EINVAL;
+		ret = -EINVAL;
+		goto err;
 	}
-	npu_unregister = (unregister_peer_t)unreg;
+	npu_unregister = (unregister_peer_t)npu_unreg_sym.addr;
 	pr_info("npu_peer_mem: registered with %s: abi %s, struct %zu bytes, tail %s\n",
 		owner, npu_abi_name, npu_abi_size,
 		!yunscale ? "none" : abi_stubs ? "stubs" : "NULL");
 	return 0;
+err:
+	npu_sym_put(&npu_unreg_sym);
+	npu_sym_put(&npu_reg_sym);
+	return ret;
 }
 
 static int npu_stats_show(struct seq_file *m, void *v)
@@ -124,6 +133,19 @@ static int npu_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(npu_stats);
+
+/* Any write: put every kept table again (npu_retry_kept()). */
+static ssize_t npu_retry_write(struct file *file, const char __user *buf,
+			       size_t len, loff_t *pos)
+{
+	pr_info("npu_peer_mem: %u kept table(s) put again\n", npu_retry_kept());
+	return len;
+}
+
+static const struct file_operations npu_retry_fops = {
+	.owner = THIS_MODULE,
+	.write = npu_retry_write,
+};
 DEFINE_SHOW_ATTRIBUTE(npu_sym);
 
 const struct npu_peer_mem_ops *npu_peer_mem_get_ops(void)
@@ -141,7 +163,8 @@ static int __init npu_peer_init(void)
 		return -ENOMEM;
 	ret = npu_hal_bind(&npu_prov, &npu_hal_owner);
 	if (ret) {
-		pr_err("npu_peer_mem: no Ascend HAL (hal_kernel_p2p_get_pages): load the NPU driver, or npu_sim.ko in the rig, first\n");
+		pr_err("npu_peer_mem: no Ascend HAL (hal_kernel_p2p_get_pages: %d): load the NPU driver, or npu_sim.ko in the rig, first\n",
+		       ret);
 		goto err_wq;
 	}
 	pr_info("npu_peer_mem: HAL of %s\n", npu_hal_owner);
@@ -151,6 +174,7 @@ static int __init npu_peer_init(void)
 	npu_debugfs = debugfs_create_dir("npu_peer_mem", NULL);
 	debugfs_create_file("stats", 0400, npu_debugfs, NULL, &npu_stats_fops);
 	debugfs_create_file("symbols", 0400, npu_debugfs, NULL, &npu_sym_fops);
+	debugfs_create_file("retry_puts", 0200, npu_debugfs, NULL, &npu_retry_fops);
 	return 0;
 err:
 	npu_hal_unbind();
@@ -164,7 +188,8 @@ static void __exit npu_peer_exit(void)
 	debugfs_remove_recursive(npu_debugfs);
 	if (npu_reg_handle) {
 		npu_unregister(npu_reg_handle);
-		module_put(npu_core_mod);
+		npu_sym_put(&npu_unreg_sym);
+		npu_sym_put(&npu_reg_sym);
 	}
 	destroy_workqueue(npu_wq);
 	npu_hal_unbind();

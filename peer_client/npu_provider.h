@@ -17,6 +17,7 @@
 #include <linux/types.h>
 #include <linux/atomic.h>
 #include <linux/errno.h>
+#include <linux/module.h>
 
 #include "ascend_hal_abi.h"
 
@@ -29,7 +30,7 @@ struct npu_provider {
 	bool (*owns)(u64 va, u64 len);
 };
 
-/* npu_hal.c: bind the HAL by name; @owner names the module providing it */
+/* npu_hal.c: bind the HAL, its module held; @owner names that module */
 int npu_hal_bind(struct npu_provider **out, const char **owner);
 void npu_hal_unbind(void);
 
@@ -42,15 +43,23 @@ struct npu_peer_stats {
 	atomic_t tables;	/* page tables taken, not yet put */
 	atomic_t deferred_puts;	/* put_pages moved out of a free callback */
 	atomic_t put_failures;	/* put_pages the HAL refused (each retried) */
-	atomic_t leaked_tables;	/* tables the HAL refused back for good */
+	atomic_t leaked_tables;	/* tables refused NPU_PUT_TRIES times: kept */
 };
 
 extern struct npu_peer_stats npu_stats;
 
-/* npu_sym.c: symbols resolved by name, each kept for debugfs "symbols" */
+/* npu_sym.c: a function of another module, bound by name, module held */
+struct module;
 struct seq_file;
-unsigned long npu_lookup_symbol(const char *name);
-int npu_module_hold(unsigned long addr, struct module **mod);
+struct npu_sym {
+	const char *name;
+	unsigned long addr;	/* 0: not bound */
+	bool exported;		/* by __symbol_get(), else kallsyms and @mod */
+	struct module *mod;
+	char owner[MODULE_NAME_LEN];	/* "vmlinux" for the kernel's own */
+};
+int npu_sym_get(const char *name, struct npu_sym *s);
+void npu_sym_put(struct npu_sym *s);
 int npu_sym_show(struct seq_file *m, void *v);
 
 #endif /* NPU_PROVIDER_H */

@@ -24,6 +24,7 @@
 
 struct sim_file {
 	unsigned int dev;
+	struct sim_proc *proc;	/* the opener's NPU context, used while open */
 	unsigned int nallocs;
 	struct mutex lock;	/* nallocs */
 };
@@ -38,6 +39,13 @@ static int sim_open(struct inode *inode, struct file *file)
 
 	if (!sf)
 		return -ENOMEM;
+	mutex_lock(&sim_lock);
+	sf->proc = sim_proc_use(current->tgid, true);
+	mutex_unlock(&sim_lock);
+	if (!sf->proc) {
+		kfree(sf);
+		return -ENOMEM;
+	}
 	sf->dev = m - sim_misc;
 	mutex_init(&sf->lock);
 	file->private_data = sf;
@@ -51,6 +59,9 @@ static int sim_release(struct inode *inode, struct file *file)
 
 	while ((va = sim_file_any(sf)))
 		sim_free_for(va, sf, false);
+	mutex_lock(&sim_lock);
+	sim_proc_unuse(sf->proc);
+	mutex_unlock(&sim_lock);
 	kfree(sf);
 	return 0;
 }

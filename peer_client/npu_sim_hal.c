@@ -1,20 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * npu_sim_hal.c - the emulated NPU's Ascend HAL, exported by name as the
- * driver's: hal_kernel_p2p_get_pages and hal_kernel_p2p_put_pages with
- * its signature, page-table layout (ascend_hal_abi.h) and rules:
- *  - memory belongs to a process: get_pages from any other process finds
- *    no such address, as the driver looks it up in current->tgid's space;
- *  - a free callback given, len page aligned (else -EINVAL; the driver
- *    itself rounds len up), va page aligned (else -EOPNOTSUPP, as the
- *    driver answers a start off the memory's pages);
- *  - va in the caller's memory (else -EINVAL: not found), and the range
- *    within that allocation (else -EFAULT), never beyond it;
- *  - a table lives from get_pages to its put_pages, also after its memory
- *    was freed; put_pages waits for a free callback running on its table,
- *    so called from inside one it would deadlock: refused with a WARN;
- *  - a table never put is a leak: counted, and reported at unload;
- *  - put_pages can be refused on demand (fail_put=N): the table stays.
+ * npu_sim_hal.c - the emulated NPU's Ascend HAL, exported as the driver's:
+ * hal_kernel_p2p_get_pages and hal_kernel_p2p_put_pages with its
+ * signature, page-table layout (ascend_hal_abi.h) and answers, as the
+ * driver's source (devmm, svm_master_query.c) gives them; the rows are in
+ * docs/npu-memory.md.  Where the driver deadlocks or corrupts memory (a
+ * get or put from inside a free loop, a put of no live table) the
+ * emulated NPU refuses, counts a violation and WARNs instead.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -23,120 +15,203 @@
 #include "npu_sim_pool.h"
 
 /*
- * Refuse this many put_pages from now, with -EBUSY and the table kept, as
- * the driver's put_pages does while it cannot take its own module.
+ * Refuse this many put_pages from now, with -EBUSY and the table kept:
+ * the driver's answer while it cannot take its own module (unloading).
  */
 static unsigned int fail_put;
 module_param(fail_put, uint, 0644);
 MODULE_PARM_DESC(fail_put, "refuse the next N put_pages (-EBUSY), tables kept");
 
-/* The Ascend HAL's get_pages, with the driver's rules (above). */
+/* The driver's SVM range: every device's window (devmm_va_is_in_svm_range) */
+static bool sim_in_svm(u64 va)
+{
+	return va >= SIM_VA_BASE &&
+	       va - SIM_VA_BASE < ((u64)SIM_MAX_DEVS << SIM_VA_SHIFT);
+}
+
+/* The caller's allocation holding @va on @dev, under sim_lock. */
+static struct sim_alloc *sim_find_own(u64 va, unsigned int dev, pid_t tgid)
+{
+	struct sim_alloc *a = sim_find(va, 1);
+
+	return a && a->tgid == tgid && a->dev == dev ? a : NULL;
+}
+
+/*
+ * Build @t for [va, va + len) from the caller's pages, under sim_lock: its
+ * allocation holding va (the driver's heap: none is -EOPNOTSUPP), va on
+ * a page (-EOPNOTSUPP), within the device's window (the heap's end,
+ * -EOPNOTSUPP), every page the caller's memory on that device, the next
+ * allocation's too (a page of nobody's is -EINVAL).
+ */
+static int sim_fill(struct sim_table *t, u64 va, u64 len, pid_t tgid)
+{
+	unsigned int dev = (va - SIM_VA_BASE) >> SIM_VA_SHIFT;
+	struct sim_alloc *a = sim_find_own(va, dev, tgid);
+	u64 i, n, pg;
+
+	if (!a || (va & (sim_page_size - 1)) ||
+	    ((va + len - 1 - SIM_VA_BASE) >> SIM_VA_SHIFT) != dev)
+		return -EOPNOTSUPP;
+	n = p2p_page_count(va, len, sim_page_size);
+	t->pt.pages_info = kcalloc(n, sizeof(*t->pt.pages_info), GFP_KERNEL);
+	if (!t->pt.pages_info)
+		return -EINVAL;		/* the driver's kvzalloc failing */
+	for (i = 0; i < n; i++) {
+		pg = va + i * sim_page_size;
+		if (pg >= a->va + a->size)
+			a = sim_find_own(pg, dev, tgid);
+		if (!a)
+			return -EINVAL;	/* no page there: the table not built */
+		t->pt.pages_info[i].pa = sim_dev_pa(&sim_devs[dev],
+			a->first + (pg - a->va) / sim_page_size);
+	}
+	t->pt.version = P2P_GET_PAGE_VERSION;
+	t->pt.page_size = sim_page_size;
+	t->pt.page_num = n;
+	t->va = va;
+	t->len = n * sim_page_size;
+	t->dev = dev;
+	return 0;
+}
+
+/* The driver's lock is held by this task's free loop: it would deadlock. */
+static bool sim_in_loop(struct sim_mng *m, atomic_t *count, const char *what)
+{
+	if (READ_ONCE(m->holder) != current)
+		return false;
+	atomic_inc(count);
+	WARN(1, "npu_sim: %s from inside a free callback of the same process and device: the Ascend driver deadlocks here\n",
+	     what);
+	return true;
+}
+
 int hal_kernel_p2p_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
 			     void *data, struct p2p_page_table **out)
 {
 	struct sim_table *t;
-	struct sim_alloc *a;
-	unsigned long first, i;
-	int ret = 0;
+	struct sim_proc *p;
+	struct sim_mng *m;
+	int ret;
 
-	if (!out || !free_cb || !len) {
+	if (!sim_in_svm(va) || !len || va + len < va ||
+	    !sim_in_svm(va + len - 1) || !free_cb || !out) {
 		atomic_inc(&sim_stats.refused);
 		return -EINVAL;
 	}
-	if (va & (sim_page_size - 1)) {
-		/* as the Ascend driver: a start off the memory's pages */
+	if (!try_module_get(THIS_MODULE))
+		return -EPERM;
+	p = sim_proc_find(current->tgid);	/* the table's reference */
+	if (!p) {
 		atomic_inc(&sim_stats.refused);
-		return -EOPNOTSUPP;
+		ret = -ESRCH;		/* no svm process for current->tgid */
+		goto out_mod;
 	}
-	if (len & (sim_page_size - 1)) {
-		atomic_inc(&sim_stats.refused);
-		return -EINVAL;
+	m = &p->mng[(va - SIM_VA_BASE) >> SIM_VA_SHIFT];
+	if (sim_in_loop(m, &sim_stats.get_in_callback, "get_pages")) {
+		ret = -EDEADLK;
+		goto out_proc;
 	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return -ENOMEM;
-	mutex_lock(&sim_lock);
-	a = sim_find(va, 1);
-	if (!a || a->tgid != current->tgid) {
-		/* looked up in the caller's address space: not there */
-		atomic_inc(&sim_stats.refused);
-		ret = -EINVAL;
-		goto out;
-	}
-	if (len > a->size - (va - a->va)) {
-		/* runs past the end of the caller's memory */
-		atomic_inc(&sim_stats.refused);
-		ret = -EFAULT;
-		goto out;
-	}
-	first = (va - a->va) / sim_page_size;
-	t->pt.version = P2P_GET_PAGE_VERSION;
-	t->pt.page_size = sim_page_size;
-	t->pt.page_num = len / sim_page_size;
-	t->pt.pages_info = kcalloc(t->pt.page_num, sizeof(*t->pt.pages_info),
-				   GFP_KERNEL);
-	if (!t->pt.pages_info) {
+	if (!t) {
 		ret = -ENOMEM;
-		goto out;
+		goto out_proc;
 	}
-	for (i = 0; i < t->pt.page_num; i++)
-		t->pt.pages_info[i].pa =
-			sim_dev_pa(&sim_devs[a->dev], a->first + first + i);
-	t->free_cb = free_cb;
-	t->data = data;
-	list_add_tail(&t->node, &a->tables);
+	mutex_lock(&m->lock);
+	mutex_lock(&sim_lock);
+	ret = sim_fill(t, va, len, current->tgid);
+	if (!ret) {
+		t->proc = p;
+		t->free_cb = free_cb;
+		t->data = data;
+		list_add_tail(&t->node, &m->tables);
+		list_add_tail(&t->all, &sim_tables);
+	}
+	mutex_unlock(&sim_lock);
+	mutex_unlock(&m->lock);
+	if (ret) {
+		atomic_inc(&sim_stats.refused);
+		kfree(t->pt.pages_info);
+		kfree(t);
+		goto out_proc;
+	}
 	atomic_add(t->pt.page_num, &sim_stats.pinned_pages);
 	atomic_inc(&sim_stats.tables);
 	*out = &t->pt;
-out:
-	mutex_unlock(&sim_lock);
-	if (ret)
-		kfree(t);
+	module_put(THIS_MODULE);
+	return 0;
+
+out_proc:
+	sim_proc_put(p);
+out_mod:
+	module_put(THIS_MODULE);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(hal_kernel_p2p_get_pages);
 
+/*
+ * The driver's put_pages: -EBUSY while it cannot take its own module;
+ * else under the lock of the table's process and device (waiting out a
+ * free loop), unless that process has exited, then the table is freed.
+ */
 int hal_kernel_p2p_put_pages(struct p2p_page_table *pt)
 {
-	struct sim_table *t;
-	bool freed;
+	struct sim_table *t, *it;
+	struct sim_mng *m = NULL;
+	bool live = false;
 
 	if (!pt)
 		return -EINVAL;
-	t = container_of(pt, struct sim_table, pt);
-	/* no callback on the table from the check to the unlink */
-	mutex_lock(&sim_lock);
-	if (fail_put) {
-		/* the table stays as it was: the caller's to put again */
-		fail_put--;
-		mutex_unlock(&sim_lock);
-		atomic_inc(&sim_stats.put_refused);
+	if (!try_module_get(THIS_MODULE))
 		return -EBUSY;
-	}
-	while (t->cb_task) {
-		if (t->cb_task == current) {
-			mutex_unlock(&sim_lock);
-			atomic_inc(&sim_stats.put_in_callback);
-			WARN(1, "npu_sim: put_pages from inside the free callback: the Ascend driver deadlocks here\n");
-			return -EDEADLK;
+	t = container_of(pt, struct sim_table, pt);
+	mutex_lock(&sim_lock);
+	list_for_each_entry(it, &sim_tables, all)
+		if (it == t) {
+			live = true;
+			break;
 		}
+	if (live && fail_put) {
+		fail_put--;
+		live = false;
+		atomic_inc(&sim_stats.put_refused);
 		mutex_unlock(&sim_lock);
-		wait_event(sim_cb_wq, !READ_ONCE(t->cb_task));
-		mutex_lock(&sim_lock);
+		module_put(THIS_MODULE);
+		return -EBUSY;		/* the table stays as it was */
 	}
-	freed = t->freed;
-	list_del(&t->node);
+	if (live && t->proc->users)
+		m = &t->proc->mng[t->dev];
 	mutex_unlock(&sim_lock);
-	if (freed)
+	if (!live) {
+		/* the driver reads freed memory here */
+		atomic_inc(&sim_stats.put_unknown);
+		WARN(1, "npu_sim: put_pages of a table not taken or put already: the Ascend driver frees it twice\n");
+		module_put(THIS_MODULE);
+		return -EINVAL;
+	}
+	if (m && sim_in_loop(m, &sim_stats.put_in_callback, "put_pages")) {
+		module_put(THIS_MODULE);
+		return -EDEADLK;
+	}
+	if (m)
+		mutex_lock(&m->lock);
+	mutex_lock(&sim_lock);
+	list_del(&t->node);
+	list_del(&t->all);
+	mutex_unlock(&sim_lock);
+	if (m)
+		mutex_unlock(&m->lock);
+	if (t->freed)
 		atomic_dec(&sim_stats.freed_unput);
 	atomic_sub(pt->page_num, &sim_stats.pinned_pages);
 	atomic_dec(&sim_stats.tables);
+	sim_proc_put(t->proc);
 	kfree(pt->pages_info);
 	kfree(t);
+	module_put(THIS_MODULE);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(hal_kernel_p2p_put_pages);
-
 
 /* At unload: drop the tables never put, which the driver would leak. */
 unsigned int sim_hal_drop_freed(void)
@@ -146,6 +221,8 @@ unsigned int sim_hal_drop_freed(void)
 
 	list_for_each_entry_safe(t, tt, &sim_freed, node) {
 		list_del(&t->node);
+		list_del(&t->all);
+		sim_proc_put(t->proc);
 		kfree(t->pt.pages_info);
 		kfree(t);
 		n++;

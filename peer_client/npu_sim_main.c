@@ -30,14 +30,21 @@ static int sim_stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "backing%u %s\nhbm_bytes%u %lu\n", d,
 			   sim_devs[d].bar ? "bar" : "ram", d,
 			   sim_devs[d].npages * sim_page_size);
-	seq_printf(m, "allocs %d\nhal_tables %d\nhal_pages %d\nfreed_unput %d\nrefused %d\nput_in_callback %d\nput_refused %d\n",
+	seq_printf(m, "allocs %d\nhal_tables %d\nhal_pages %d\nfreed_unput %d\nrefused %d\nput_refused %d\n",
 		   atomic_read(&sim_stats.allocs),
 		   atomic_read(&sim_stats.tables),
 		   atomic_read(&sim_stats.pinned_pages),
 		   atomic_read(&sim_stats.freed_unput),
 		   atomic_read(&sim_stats.refused),
-		   atomic_read(&sim_stats.put_in_callback),
 		   atomic_read(&sim_stats.put_refused));
+	/* where the driver would deadlock or free twice: refused instead */
+	seq_printf(m, "get_in_callback %d\nput_in_callback %d\nput_unknown %d\nviolations %d\n",
+		   atomic_read(&sim_stats.get_in_callback),
+		   atomic_read(&sim_stats.put_in_callback),
+		   atomic_read(&sim_stats.put_unknown),
+		   atomic_read(&sim_stats.get_in_callback) +
+		   atomic_read(&sim_stats.put_in_callback) +
+		   atomic_read(&sim_stats.put_unknown));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sim_stats);

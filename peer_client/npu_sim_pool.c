@@ -17,8 +17,12 @@
  *    each piece of it is done under sim_lock on that allocation while it
  *    is not freed, so a free during the copy stops it (-EFAULT), and no
  *    byte of it lands in, or comes from, memory that went to another;
- *  - freeing runs the free callbacks of its tables before the memory is
- *    poisoned and reused; the tables stay until their put_pages.
+ *  - a process has an NPU context while it holds an allocation or an open
+ *    /dev/npu_simN (struct sim_proc); its tables are kept per device, as
+ *    the driver's p2p_mem_mng;
+ *  - freeing runs, under that process and device's lock, the free
+ *    callback of every table holding a page of the allocation, before the
+ *    memory is poisoned and reused; the tables stay until their put_pages.
  * Limits on what processes take through files: per open file
  * (npu_sim_dev.c), and per user, all files and devices together
  * (user_allocs, user_mb): past either, -ENOSPC.  The rig's kernel
@@ -62,6 +66,8 @@ struct sim_stats sim_stats;
 DEFINE_MUTEX(sim_lock);
 LIST_HEAD(sim_allocs);
 LIST_HEAD(sim_freed);
+LIST_HEAD(sim_tables);
+static LIST_HEAD(sim_procs);		/* processes with an NPU context */
 /* What one user holds through /dev/npu_simN files, all devices together. */
 struct sim_user {
 	struct list_head node;	/* on sim_users */
@@ -71,11 +77,10 @@ struct sim_user {
 };
 
 static LIST_HEAD(sim_users);		/* users holding file allocations */
-DECLARE_WAIT_QUEUE_HEAD(sim_cb_wq);
 struct sim_dev sim_devs[SIM_MAX_DEVS];
 static unsigned int sim_order;
 
-static u64 sim_dev_base(unsigned int dev)
+u64 sim_dev_base(unsigned int dev)
 {
 	return SIM_VA_BASE + ((u64)dev << SIM_VA_SHIFT);
 }
@@ -106,6 +111,71 @@ struct sim_alloc *sim_find(u64 va, u64 len)
 		if (va >= a->va && len <= a->size && va - a->va <= a->size - len)
 			return a;
 	return NULL;
+}
+
+/*
+ * A use of @tgid's NPU context, under sim_lock; with @create a process
+ * without one gets it.  NULL when it has none (or no memory for one).
+ */
+struct sim_proc *sim_proc_use(pid_t tgid, bool create)
+{
+	struct sim_proc *p;
+	unsigned int d;
+
+	list_for_each_entry(p, &sim_procs, node)
+		if (p->tgid == tgid) {
+			p->users++;
+			return p;
+		}
+	if (!create)
+		return NULL;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return NULL;
+	kref_init(&p->ref);		/* the users' */
+	p->tgid = tgid;
+	p->users = 1;
+	for (d = 0; d < SIM_MAX_DEVS; d++) {
+		mutex_init(&p->mng[d].lock);
+		INIT_LIST_HEAD(&p->mng[d].tables);
+	}
+	list_add(&p->node, &sim_procs);
+	return p;
+}
+
+/* @tgid's NPU context with a reference, or NULL when it has none. */
+struct sim_proc *sim_proc_find(pid_t tgid)
+{
+	struct sim_proc *p;
+
+	mutex_lock(&sim_lock);
+	list_for_each_entry(p, &sim_procs, node)
+		if (p->tgid == tgid) {
+			kref_get(&p->ref);
+			mutex_unlock(&sim_lock);
+			return p;
+		}
+	mutex_unlock(&sim_lock);
+	return NULL;
+}
+
+static void sim_proc_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct sim_proc, ref));
+}
+
+void sim_proc_put(struct sim_proc *p)
+{
+	kref_put(&p->ref, sim_proc_free);
+}
+
+/* A use of @p ends, under sim_lock; the last ends its NPU context. */
+void sim_proc_unuse(struct sim_proc *p)
+{
+	if (--p->users)
+		return;
+	list_del(&p->node);
+	sim_proc_put(p);
 }
 
 static struct sim_user *sim_user_find(kuid_t uid)
@@ -196,7 +266,6 @@ int sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
 	a->dev = dev;
 	a->tgid = tgid;
 	a->file = file;
-	INIT_LIST_HEAD(&a->tables);
 
 	mutex_lock(&sim_lock);
 	if (file) {
@@ -206,7 +275,8 @@ int sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
 	}
 	first = bitmap_find_next_zero_area(sim_devs[dev].map,
 					   sim_devs[dev].npages, 0, a->npages, 0);
-	if (first >= sim_devs[dev].npages) {
+	a->proc = first < sim_devs[dev].npages ? sim_proc_use(tgid, true) : NULL;
+	if (!a->proc) {
 		sim_uncharge(a);
 		ret = -ENOMEM;
 		goto out;
@@ -226,18 +296,20 @@ out:
 }
 
 /*
- * Free an allocation.  Each table still out on it is detached under the
- * lock, then told through its free callback outside it (a callback may
- * reach back into the RDMA core and from there into the peer client);
- * the table itself stays until its put_pages.  When the callbacks have
+ * Free an allocation, as the driver's free path: under its process and
+ * device's lock, the free callback of every table holding one of its
+ * pages, each table then moved to sim_freed (it stays until its
+ * put_pages).  A get_pages or put_pages of that process and device waits
+ * for the whole loop; one from inside a callback would deadlock on the
+ * driver and is refused (npu_sim_hal.c).  When the callbacks have
  * returned the memory is nobody's: poisoned, and free for the next.
  */
 int sim_free_for(u64 va, const void *file, bool any)
 {
-	struct sim_table *t;
+	struct sim_table *t, *tmp;
 	struct sim_alloc *a;
+	struct sim_mng *m;
 	unsigned long i;
-	LIST_HEAD(gone);
 
 	mutex_lock(&sim_lock);
 	a = sim_find(va, 1);
@@ -247,28 +319,31 @@ int sim_free_for(u64 va, const void *file, bool any)
 	}
 	list_del(&a->node);		/* no new get_pages, no copy from here */
 	a->freed = true;
-	list_splice_init(&a->tables, &gone);
-	list_for_each_entry(t, &gone, node)
-		WRITE_ONCE(t->cb_task, current);	/* put_pages waits from here */
 	mutex_unlock(&sim_lock);
 
-	while (!list_empty(&gone)) {
-		t = list_first_entry(&gone, struct sim_table, node);
+	m = &a->proc->mng[a->dev];
+	mutex_lock(&m->lock);
+	WRITE_ONCE(m->holder, current);
+	/* nobody else changes m->tables while m->lock is held */
+	list_for_each_entry_safe(t, tmp, &m->tables, node) {
+		if (t->va >= a->va + a->size || t->va + t->len <= a->va)
+			continue;
 		t->free_cb(t->data);
 		mutex_lock(&sim_lock);
 		list_move_tail(&t->node, &sim_freed);
 		t->freed = true;
-		atomic_inc(&sim_stats.freed_unput);
-		WRITE_ONCE(t->cb_task, NULL);
 		mutex_unlock(&sim_lock);
-		wake_up_all(&sim_cb_wq);
+		atomic_inc(&sim_stats.freed_unput);
 	}
+	WRITE_ONCE(m->holder, NULL);
+	mutex_unlock(&m->lock);
 
 	for (i = 0; i < a->npages; i++)
 		memset(sim_page_addr(a, i), SIM_POISON, sim_page_size);
 	mutex_lock(&sim_lock);
 	bitmap_clear(sim_devs[a->dev].map, a->first, a->npages);
 	sim_uncharge(a);
+	sim_proc_unuse(a->proc);
 	mutex_unlock(&sim_lock);
 	atomic_dec(&sim_stats.allocs);
 	sim_put(a);

@@ -19,6 +19,7 @@
 #include <linux/wait.h>
 #include <linux/atomic.h>
 #include <linux/refcount.h>
+#include <linux/kref.h>
 
 #include "ascend_hal_abi.h"
 
@@ -38,6 +39,30 @@ struct sim_dev {
 struct sim_user;		/* a user's charges (npu_sim_pool.c) */
 
 /*
+ * The driver's p2p_mem_mng: per process and device, the tables taken and
+ * the lock that get_pages and put_pages take and the free loop holds
+ * across every free callback it runs.
+ */
+struct sim_mng {
+	struct mutex lock;
+	struct task_struct *holder;	/* in the free loop, or NULL */
+	struct list_head tables;	/* live tables, by va */
+};
+
+/*
+ * A process's NPU context (the driver's svm process): it has one while it
+ * holds an allocation or an open /dev/npu_simN (@users, under sim_lock);
+ * the struct lives on while tables or lookups hold @ref.
+ */
+struct sim_proc {
+	struct list_head node;		/* on sim_procs while it has users */
+	struct kref ref;
+	pid_t tgid;
+	unsigned int users;
+	struct sim_mng mng[SIM_MAX_DEVS];
+};
+
+/*
  * An allocation.  The pool's list holds a reference; a copy through a
  * file holds another while it runs (sim_get_own), so the struct outlives
  * a free during the copy, which sees freed and stops: the memory behind
@@ -54,16 +79,24 @@ struct sim_alloc {
 	unsigned long npages;
 	unsigned int dev;
 	pid_t tgid;		/* the owning process */
+	struct sim_proc *proc;	/* its context, used while allocated */
 	const void *file;	/* the /dev/npu_simN file it came from, or NULL */
-	struct list_head tables;
 };
 
+/*
+ * A table: on its process and device's list until a free covering any of
+ * its pages runs its callback, then on sim_freed; on sim_tables from
+ * get_pages to put_pages.
+ */
 struct sim_table {
 	struct p2p_page_table pt;
-	struct list_head node;		/* its allocation's tables, or sim_freed */
+	struct list_head node;		/* sim_mng.tables, or sim_freed */
+	struct list_head all;		/* sim_tables */
+	u64 va, len;			/* the pages it holds */
+	struct sim_proc *proc;		/* held */
+	unsigned int dev;
 	p2p_free_callback free_cb;
 	void *data;
-	struct task_struct *cb_task;	/* running free_cb, or NULL */
 	bool freed;			/* on sim_freed */
 };
 
@@ -72,8 +105,11 @@ struct sim_stats {
 	atomic_t tables;
 	atomic_t pinned_pages;
 	atomic_t freed_unput;		/* tables out on freed memory */
-	atomic_t refused;		/* get_pages against the rules */
-	atomic_t put_in_callback;	/* put_pages from inside a callback */
+	atomic_t refused;		/* get_pages the driver refuses */
+	/* violations: where the driver deadlocks or corrupts memory */
+	atomic_t get_in_callback;	/* get_pages inside a free loop */
+	atomic_t put_in_callback;	/* put_pages inside a free loop */
+	atomic_t put_unknown;		/* put_pages of no live table */
 	atomic_t put_refused;		/* put_pages refused on demand */
 };
 
@@ -87,11 +123,16 @@ extern struct sim_stats sim_stats;
 extern struct mutex sim_lock;
 extern struct list_head sim_allocs;
 extern struct list_head sim_freed;	/* tables whose memory was freed */
-extern wait_queue_head_t sim_cb_wq;	/* a free_cb returned */
+extern struct list_head sim_tables;	/* every table not yet put */
 extern struct sim_dev sim_devs[SIM_MAX_DEVS];
 
 u64 sim_dev_pa(struct sim_dev *sd, unsigned long i);
+u64 sim_dev_base(unsigned int dev);
 struct sim_alloc *sim_find(u64 va, u64 len);
+struct sim_proc *sim_proc_use(pid_t tgid, bool create);
+struct sim_proc *sim_proc_find(pid_t tgid);
+void sim_proc_unuse(struct sim_proc *p);
+void sim_proc_put(struct sim_proc *p);
 int sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
 		  const void *file, u64 *va);
 int sim_free_for(u64 va, const void *file, bool any);

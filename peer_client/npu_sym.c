@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * npu_sym.c - kernel symbols that are not exported to us, resolved by name:
- * the Ascend HAL, MOFED's ib_register_peer_memory_client and
- * __module_address.  The lowest file of npu_peer_mem.ko: it calls nothing
- * of ours.
+ * npu_sym.c - functions of other modules bound by name, each with its
+ * module held: the Ascend HAL and MOFED's ib_register_peer_memory_client.
+ * The lowest file of npu_peer_mem.ko: it calls nothing of ours.
  *
- * kallsyms_lookup_name() itself is not exported; a kprobe on it says where
- * it is.  The probe's address is not always the function's entry: with
- * x86 IBT the probe sits after the ENDBR (entry + 4), and an indirect call
- * there raises #CP on a CPU that enforces IBT (powerpc's local entry point
- * is another such case).  kallsyms gives the probe's offset into the
- * function, which takes us back to the entry, on every kernel alike.
+ * __symbol_get() finds an export and holds its module.  From 6.6 it finds
+ * GPL exports only: the HAL's are, MOFED's register call is not.  For
+ * those, kallsyms_lookup_name() (itself found through a kprobe) and
+ * __module_address() to hold the owner.  An address found that way is
+ * called indirectly: on a kernel built with IBT its first instruction
+ * must be ENDBR64, or the call faults on a CPU that enforces IBT (the
+ * kprobe sits after it, and objtool seals the ENDBR of functions nobody
+ * takes the address of); we refuse such an entry rather than call it.
  *
- * Every address resolved is kept, so that a test can compare each one
- * with /proc/kallsyms (debugfs npu_peer_mem/symbols).
+ * Every address bound is kept for debugfs npu_peer_mem/symbols, so that a
+ * test can compare it with /proc/kallsyms.
  */
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -21,22 +22,26 @@
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "npu_provider.h"
 
 #define NPU_SYM_LOOKUP	"kallsyms_lookup_name"
 #define NPU_SYM_MAX	8
+#define NPU_ENDBR64	0xfa1e0ff3u	/* f3 0f 1e fa, read little-endian */
 
 static struct {
 	const char *name;
 	unsigned long addr;
+	const char *how;	/* "export" or "kallsyms" */
 } npu_syms[NPU_SYM_MAX];
 static unsigned int npu_nsyms;
 static DEFINE_MUTEX(npu_sym_lock);
 static unsigned long (*npu_kallsyms_lookup)(const char *name);
+static struct module *(*npu_module_address)(unsigned long addr);
 
 /* Keep @name's address for npu_sym_show(); the names are literals. */
-static void npu_sym_note(const char *name, unsigned long addr)
+static void npu_sym_note(const char *name, unsigned long addr, const char *how)
 {
 	unsigned int i;
 
@@ -46,8 +51,25 @@ static void npu_sym_note(const char *name, unsigned long addr)
 	if (npu_nsyms < NPU_SYM_MAX) {
 		npu_syms[npu_nsyms].name = name;
 		npu_syms[npu_nsyms].addr = addr;
+		npu_syms[npu_nsyms].how = how;
 		npu_nsyms++;
 	}
+}
+
+/* May @addr, found by name, be called indirectly on this kernel? */
+static bool npu_sym_callable(const char *name, unsigned long addr)
+{
+#ifdef CONFIG_X86_KERNEL_IBT
+	u32 insn;
+
+	if (copy_from_kernel_nofault(&insn, (void *)addr, sizeof(insn)) ||
+	    insn != NPU_ENDBR64) {
+		pr_err("npu_peer_mem: %s at 0x%lx does not start with ENDBR64 (0x%08x): an indirect call would fault under IBT, refused\n",
+		       name, addr, insn);
+		return false;
+	}
+#endif
+	return true;
 }
 
 /* The entry of kallsyms_lookup_name(), or 0.  Under npu_sym_lock. */
@@ -75,61 +97,110 @@ static unsigned long npu_sym_lookup_entry(void)
 		       NPU_SYM_LOOKUP, buf);
 		return 0;
 	}
-	return addr - off;
+	addr -= off;
+	return npu_sym_callable(NPU_SYM_LOOKUP, addr) ? addr : 0;
 }
 
-unsigned long npu_lookup_symbol(const char *name)
+/* @name's address through kallsyms, callable, or 0.  Under npu_sym_lock. */
+static unsigned long npu_sym_kallsyms(const char *name)
 {
-	unsigned long addr = 0;
+	unsigned long addr;
 
-	mutex_lock(&npu_sym_lock);
 	if (!npu_kallsyms_lookup) {
 		addr = npu_sym_lookup_entry();
-		if (addr) {
-			npu_sym_note(NPU_SYM_LOOKUP, addr);
-			npu_kallsyms_lookup = (void *)addr;
-		}
+		if (!addr)
+			return 0;
+		npu_sym_note(NPU_SYM_LOOKUP, addr, "kallsyms");
+		npu_kallsyms_lookup = (void *)addr;
 	}
-	addr = npu_kallsyms_lookup ? npu_kallsyms_lookup(name) : 0;
-	if (addr)
-		npu_sym_note(name, addr);
-	mutex_unlock(&npu_sym_lock);
+	addr = npu_kallsyms_lookup(name);
+	if (!addr || !npu_sym_callable(name, addr))
+		return 0;
+	npu_sym_note(name, addr, "kallsyms");
 	return addr;
 }
 
-/*
- * Hold the module that defines @addr, found by name like everything else
- * (__module_address() is not exported either).  *@mod is NULL for
- * vmlinux, or when the lookup is not available; -ENODEV when the module
- * is going away.
- */
-int npu_module_hold(unsigned long addr, struct module **mod)
+/* Hold the module defining @addr (none for vmlinux); -ENODEV if we cannot. */
+static int npu_sym_hold(const char *name, unsigned long addr,
+			struct module **mod)
 {
-	struct module *(*module_address)(unsigned long addr);
 	int ret = 0;
 
-	*mod = NULL;
-	module_address = (void *)npu_lookup_symbol("__module_address");
-	if (!module_address)
-		return 0;
-	preempt_disable();
-	*mod = module_address(addr);
-	if (*mod && !try_module_get(*mod)) {
-		*mod = NULL;
-		ret = -ENODEV;
+	if (!npu_module_address) {
+		npu_module_address = (void *)npu_sym_kallsyms("__module_address");
+		if (!npu_module_address) {
+			pr_err("npu_peer_mem: no __module_address: cannot hold the module of %s\n",
+			       name);
+			return -ENODEV;
+		}
 	}
+	preempt_disable();
+	*mod = npu_module_address(addr);
+	if (*mod && !try_module_get(*mod))
+		ret = -ENODEV;
 	preempt_enable();
+	if (ret)
+		pr_err("npu_peer_mem: the module of %s is going away\n", name);
 	return ret;
 }
 
-/* One line a symbol resolved: "name 0xaddr", as /proc/kallsyms has it. */
+/*
+ * Bind @name into @s with its module held.  0, -ENOENT when the symbol is
+ * nowhere, or another negative errno when it cannot be held or called.
+ */
+int npu_sym_get(const char *name, struct npu_sym *s)
+{
+	static char buf[KSYM_SYMBOL_LEN];
+	unsigned long addr;
+	char *mod;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->name = name;
+	mutex_lock(&npu_sym_lock);
+	addr = (unsigned long)__symbol_get(name);
+	if (addr) {
+		s->exported = true;
+		npu_sym_note(name, addr, "export");
+	} else {
+		addr = npu_sym_kallsyms(name);
+		ret = addr ? npu_sym_hold(name, addr, &s->mod) : -ENOENT;
+	}
+	if (!ret) {
+		s->addr = addr;
+		/* "name+0x0/0x40 [module]": the owner, for the load line */
+		sprint_symbol(buf, addr);
+		mod = strchr(buf, '[');
+		strscpy(s->owner, mod ? mod + 1 : "vmlinux", sizeof(s->owner));
+		mod = strchr(s->owner, ']');
+		if (mod)
+			*mod = '\0';
+	}
+	mutex_unlock(&npu_sym_lock);
+	return ret;
+}
+
+/* Let go of what npu_sym_get() bound. */
+void npu_sym_put(struct npu_sym *s)
+{
+	if (!s->addr)
+		return;
+	if (s->exported)
+		__symbol_put(s->name);
+	else
+		module_put(s->mod);
+	s->addr = 0;
+}
+
+/* One line a symbol bound: "name 0xaddr how", as /proc/kallsyms has it. */
 int npu_sym_show(struct seq_file *m, void *v)
 {
 	unsigned int i;
 
 	mutex_lock(&npu_sym_lock);
 	for (i = 0; i < npu_nsyms; i++)
-		seq_printf(m, "%s 0x%lx\n", npu_syms[i].name, npu_syms[i].addr);
+		seq_printf(m, "%s 0x%lx %s\n", npu_syms[i].name,
+			   npu_syms[i].addr, npu_syms[i].how);
 	mutex_unlock(&npu_sym_lock);
 	return 0;
 }

@@ -45,15 +45,21 @@ static void test_hal_table_ok(void)
 	} t[] = {
 		{ 1, 2ull << 20, 3, 0x100000000000ull, 6ull << 20, 1, "3 pages of 2 MiB" },
 		{ 1, 4096, 1, 0x1000, 4096, 1, "one 4 KiB page" },
+		{ 1, 2ull << 20, 1, 0x100000000000ull, 64, 1, "one 2 MiB page for 64 bytes" },
+		{ 1, 2ull << 20, 2, 0x100000000000ull, (3ull << 20) + 1, 1, "3 MiB + 1 in 2 pages" },
+		{ 1, 4096, 257, 0x100000000000ull, (1ull << 20) + 1, 1, "1 MiB + 1 in 257 pages" },
 		{ 0, 2ull << 20, 3, 0x100000000000ull, 6ull << 20, 0, "version 0" },
 		{ 2, 2ull << 20, 3, 0x100000000000ull, 6ull << 20, 0, "version 2" },
 		{ 1, 2ull << 20, 2, 0x100000000000ull, 6ull << 20, 0, "a page short" },
 		{ 1, 2ull << 20, 4, 0x100000000000ull, 6ull << 20, 0, "a page over" },
+		{ 1, 2ull << 20, 2, 0x100000000000ull, 64, 0, "a page over a short length" },
 		{ 1, 2ull << 20, 0, 0x100000000000ull, 0, 0, "no pages" },
+		{ 1, 2ull << 20, 1, 0x100000000000ull, 0, 0, "a page for no length" },
 		{ 1, 3ull << 20, 2, 0x100000000000ull, 6ull << 20, 0, "3 MiB pages" },
 		{ 1, 0, 3, 0x100000000000ull, 0, 0, "page size 0" },
 		{ 1, 2ull << 20, 3, 0x100000001000ull, 6ull << 20, 0, "va not aligned" },
 		{ 1, 1ull << 63, 2, 0, 0, 0, "page_num * page_size wraps to len" },
+		{ 1, 1ull << 63, 2, 0, ~0ull, 1, "the top of the range, 2 pages" },
 	};
 	struct p2p_page_table pt;
 	size_t i;
