@@ -435,7 +435,9 @@ static const char *nl_opt(const char *cmd, const char *name)
  */
 static uint64_t nl_num(const char *s, char **end)
 {
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2]))
+	/* strtoull would read a second 0x in base 16: "0x0x10" is no number */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2]) &&
+	    !(s[2] == '0' && (s[3] == 'x' || s[3] == 'X')))
 		return strtoull(s + 2, end, 16);
 	if (!isdigit((unsigned char)*s)) {
 		*end = (char *)s;
@@ -563,7 +565,6 @@ int main(int argc, char **argv)
 	unsigned long last;
 	pthread_t freer;
 	int dev = 0, c, fd, ret, err = 0, freeing = 0, scan = -1;
-	char *end;
 	ssize_t w;
 
 	while ((c = getopt_long(argc, argv, "+b:d:l:h", lopts, NULL)) != -1) {
@@ -599,22 +600,20 @@ int main(int argc, char **argv)
 			proc = optarg;
 			break;
 		case 'c':
-			nl_free_cpu = strtol(optarg, &end, 10);
-			if (*end || end == optarg || nl_free_cpu < 0 ||
-			    nl_free_cpu >= CPU_SETSIZE) {
-				nl_usage();
+			if (nl_arg_num(optarg, &num) || num >= CPU_SETSIZE) {
+				fprintf(stderr, "npu_launch: --free-cpu %s: a CPU number below %d\n",
+					optarg, CPU_SETSIZE);
 				return 2;
 			}
+			nl_free_cpu = num;
 			break;
 		case 's':
-			/* decimal, or hex with 0x: never octal */
-			scan = strncmp(optarg, "0x", 2) ?
-			       strtol(optarg, &end, 10) :
-			       strtol(optarg + 2, &end, 16);
-			if (*end || end == optarg || scan < 0 || scan > 255) {
-				nl_usage();
+			if (nl_arg_num(optarg, &num) || num > 255) {
+				fprintf(stderr, "npu_launch: --scan %s: a byte, 0 to 255 (decimal, or hex after 0x)\n",
+					optarg);
 				return 2;
 			}
+			scan = num;
 			break;
 		default:
 			nl_usage();

@@ -14,6 +14,8 @@
  *                       with a free callback, or with NULL for one
  *   put SLOT            hal_kernel_p2p_put_pages of the slot's table
  *   cbput SLOT          the slot's free callback will call put_pages itself
+ *   cbget SLOT          the slot's free callback will call get_pages of its va
+ *   putagain SLOT       put_pages of the slot's table put already
  *   free                free the va (free callbacks run in this process)
  *   forget SLOT         drop the slot's table without put_pages (a leak)
  *   peek OFF            read the byte at va + OFF through the NPU's copy
@@ -41,7 +43,9 @@
 
 struct hc_slot {
 	struct p2p_page_table *pt;
-	bool put_in_cb;
+	struct p2p_page_table *gone;	/* put already */
+	u64 va;
+	bool put_in_cb, get_in_cb;
 	unsigned int id;
 };
 
@@ -75,6 +79,15 @@ static void hc_free_cb(void *data)
 	struct hc_slot *s = data;
 	int ret = 0;
 
+	if (s->get_in_cb) {
+		struct p2p_page_table *pt = NULL;
+
+		ret = hal_kernel_p2p_get_pages(s->va, 1, hc_free_cb, s, &pt);
+		if (!ret)
+			hal_kernel_p2p_put_pages(pt);
+		hc_say("callback slot=%u get=%d\n", s->id, ret);
+		return;
+	}
 	if (s->put_in_cb) {
 		ret = hal_kernel_p2p_put_pages(s->pt);
 		if (!ret)
@@ -99,6 +112,8 @@ static int hc_get(u64 off, u64 len, const char *how)
 		return -ENOSPC;
 	hc_slots[i].id = i;
 	hc_slots[i].put_in_cb = false;
+	hc_slots[i].get_in_cb = false;
+	hc_slots[i].va = hc_va + off;
 	ret = hal_kernel_p2p_get_pages(hc_va + off, len, nocb ? NULL : hc_free_cb,
 				       &hc_slots[i], &pt);
 	if (ret) {
@@ -134,9 +149,18 @@ static int hc_step(const struct npu_sim_ops *ops, char *step)
 		hc_say("at va=0x%llx\n", hc_va);
 	} else if (sscanf(step, "put %u", &i) == 1 && i < HC_SLOTS) {
 		ret = hal_kernel_p2p_put_pages(hc_slots[i].pt);
-		if (!ret)
+		if (!ret) {
+			hc_slots[i].gone = hc_slots[i].pt;
 			hc_slots[i].pt = NULL;
+		}
 		hc_say("put slot=%u ret=%d\n", i, ret);
+	} else if (sscanf(step, "putagain %u", &i) == 1 && i < HC_SLOTS &&
+		   hc_slots[i].gone) {
+		ret = hal_kernel_p2p_put_pages(hc_slots[i].gone);
+		hc_say("putagain slot=%u ret=%d\n", i, ret);
+	} else if (sscanf(step, "cbget %u", &i) == 1 && i < HC_SLOTS) {
+		hc_slots[i].get_in_cb = true;
+		hc_say("cbget slot=%u\n", i);
 	} else if (sscanf(step, "cbput %u", &i) == 1 && i < HC_SLOTS) {
 		hc_slots[i].put_in_cb = true;
 		hc_say("cbput slot=%u\n", i);

@@ -303,7 +303,7 @@ kp_test bad-options t_bad
 # address it resolved and calls is an entry (IBT kernels), then unloads
 t_peer_symbols() {
 	kp_peer_load || { kp_why "insmod npu_sim, npu_peer_mem"; return 1; }
-	t_symbols hal_kernel_p2p_get_pages hal_kernel_p2p_put_pages || return 1
+	t_symbols hal_kernel_p2p_get_pages:export hal_kernel_p2p_put_pages:export || return 1
 	rmmod npu_peer_mem && rmmod npu_sim || { kp_why "rmmod"; return 1; }
 }
 kp_test peer-symbols-are-entries t_peer_symbols

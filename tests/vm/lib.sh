@@ -230,21 +230,31 @@ kp_idle() {
 		{ kp_why "objects left after $1: $(kp_live)"; return 1; }
 }
 
-# t_symbols NAME...: every address npu_peer_mem resolved by name, and
-# calls, is the symbol's entry as /proc/kallsyms has it: that of
-# kallsyms_lookup_name itself (found by a kprobe, which on IBT kernels sits
-# 4 bytes in, past the ENDBR), and of each name it looked up.  NAMEs:
-# those that must be among them.
+# t_symbols NAME:HOW...: each NAME bound by npu_peer_mem the way HOW says
+# (export: __symbol_get; kallsyms: by name, its entry checked), and every
+# address it bound is the symbol's entry in /proc/kallsyms
 t_symbols() {
 	f=/sys/kernel/debug/npu_peer_mem/symbols
-	for n in kallsyms_lookup_name __module_address "$@"; do
-		grep -q "^$n 0x" $f || { kp_why "$n not resolved: $(cat $f | tr '\n' ' ')"; return 1; }
+	for w in "$@"; do
+		grep -q "^${w%:*} 0x[0-9a-f]* ${w#*:}\$" $f ||
+			{ kp_why "${w%:*} not bound by ${w#*:}: $(tr '\n' ' ' < $f)"; return 1; }
 	done
-	while read -r n a; do
+	while read -r n a how; do
 		a=${a#0x}
 		while [ ${#a} -lt 16 ]; do a=0$a; done
 		k=$(awk -v n="$n" '$3 == n { print $1 }' /proc/kallsyms)
 		[ -n "$k" ] || { kp_why "$n is not in /proc/kallsyms"; return 1; }
 		echo "$k" | grep -qx "$a" || { kp_why "$n resolved to $a, kallsyms says $k"; return 1; }
 	done < $f
+}
+# the route to a core's non-GPL export: __symbol_get finds it before 6.6
+kp_core_route() {
+	v=$(uname -r)
+	maj=${v%%.*} min=${v#*.}
+	min=${min%%[!0-9]*}
+	if [ "$maj" -gt 6 ] || { [ "$maj" = 6 ] && [ "$min" -ge 6 ]; }; then
+		echo "kallsyms_lookup_name:kallsyms __module_address:kallsyms ib_register_peer_memory_client:kallsyms ib_unregister_peer_memory_client:kallsyms"
+	else
+		echo "ib_register_peer_memory_client:export ib_unregister_peer_memory_client:export"
+	fi
 }
