@@ -100,6 +100,8 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 	int i, ret;
 
 	st->now = kp_clock_now(&c->t->clk);
+	/* progress for kp_lanes_wait(), warm-up or timed */
+	WRITE_ONCE(c->reaped, c->reaped + n);
 	for (i = 0; i < n; i++) {
 		if ((u8)wc[i].wr_id == st->kind) {
 			/* this one and every unsignaled one before */

@@ -268,8 +268,8 @@ int kp_lanes_cpus(struct kp_test *t)
 }
 
 /*
- * The threads' progress, for the writer's wait: their streams' passes
- * with a completion (read while they run: only whether it moved counts).
+ * The threads' progress, for the writer's wait: completions reaped, the
+ * warm-up's too (read while they run: only whether it moved counts).
  */
 static u64 kp_lanes_moved(struct kp_test *t)
 {
@@ -277,7 +277,7 @@ static u64 kp_lanes_moved(struct kp_test *t)
 	u32 i;
 
 	for (i = 0; i < t->nconns; i++)
-		sum += READ_ONCE(t->conns[i]->stream.run.iters);
+		sum += READ_ONCE(t->conns[i]->reaped);
 	return sum;
 }
 

@@ -22,6 +22,7 @@ static DEFINE_MUTEX(kp_rec_lock);
 static LIST_HEAD(kp_records);
 static unsigned int kp_finished;
 static u32 kp_next_id;
+static u64 kp_finish_seq;	/* the order records finished in */
 /* finished records dropped before anyone read them, and the last one's id */
 static u32 kp_evicted_unread;
 static u32 kp_evicted_last;
@@ -119,7 +120,8 @@ static void kp_rec_free(struct kp_record *r)
 
 /*
  * The finished record to drop: the oldest one a reader has seen, or, when
- * none has been, the oldest, which is then counted (and shown) as
+ * none has been, the one that finished first (a long test started before
+ * many short ones is not the oldest by then), counted (and shown) as
  * evicted unread.  Under kp_rec_lock.
  */
 static struct kp_record *kp_rec_victim(void)
@@ -131,7 +133,7 @@ static struct kp_record *kp_rec_victim(void)
 			continue;
 		if (r->seen)
 			return r;
-		if (!oldest)
+		if (!oldest || r->finish_seq < oldest->finish_seq)
 			oldest = r;
 	}
 	if (oldest) {
@@ -152,6 +154,7 @@ void kp_rec_finish(struct kp_record *rec, int ret)
 
 	mutex_lock(&kp_rec_lock);
 	rec->state = ret ? KP_REC_FAILED : KP_REC_DONE;
+	rec->finish_seq = ++kp_finish_seq;
 	rec->has_progress = false;
 	if (ret && !rec->result[0])
 		snprintf(rec->result, sizeof(rec->result), "error=%d", ret);

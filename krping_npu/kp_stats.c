@@ -36,8 +36,10 @@ int kp_stats_alloc(struct kp_conn *c)
 		/* each CPU's softirq work at the start, then at the end */
 		st->softirq_ns = kcalloc(2 * nr_cpu_ids, sizeof(u64),
 					 GFP_KERNEL);
+		/* each tracked on its own: kp_stats_free() frees what is */
+		st->cpus_held = zalloc_cpumask_var(&st->cpus_run, GFP_KERNEL);
 		if (!st->ring || !st->slot_buf || !st->softirq_ns ||
-		    !zalloc_cpumask_var(&st->cpus_run, GFP_KERNEL)) {
+		    !st->cpus_held) {
 			kp_err(t, "no memory for a bw stream's window and CPU time accounting");
 			kp_stats_free(c);
 			return -ENOMEM;
@@ -86,8 +88,9 @@ void kp_stats_free(struct kp_conn *c)
 	st->ring = NULL;
 	vfree(st->slot_buf);
 	st->slot_buf = NULL;
-	if (st->softirq_ns)
+	if (st->cpus_held)
 		free_cpumask_var(st->cpus_run);
+	st->cpus_held = false;
 	kfree(st->softirq_ns);
 	st->softirq_ns = NULL;
 }
@@ -358,10 +361,9 @@ void kp_run_tick(struct kp_conn *c, u64 iters, u64 now)
 		return;
 	p.elapsed_ms = div_u64(now - r->start_ns, NSEC_PER_MSEC);
 	if (kp_mode_bw(c->t->mode)) {
-		p.bw_x100 = span ? mul_u64_u64_div_u64((iters - r->last_iters) *
-						       c->t->size,
-						       100 * NSEC_PER_SEC,
-						       span) >> 20 : 0;
+		p.bw_x100 = span ? kp_mul_div((iters - r->last_iters) *
+					      c->t->size, 100 * NSEC_PER_SEC,
+					      span) >> 20 : 0;
 	} else if (r->lat_n) {
 		/* ping-pongs report half the round trip, as their results do */
 		u32 div = kp_mode_pingpong(c->t->mode) ? 2 : 1;

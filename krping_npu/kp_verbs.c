@@ -448,7 +448,8 @@ static bool kp_buf_cpu_owned(struct kp_conn *c, struct kp_buf *b)
 /* Post with bottom halves off so a software device's tasklet runs at once. */
 static int kp_post_send(struct kp_conn *c, const struct ib_send_wr *wr)
 {
-	const struct ib_send_wr *bad;
+	/* a driver may fail a post without setting it */
+	const struct ib_send_wr *bad = wr;
 	int ret;
 
 	local_bh_disable();
@@ -516,6 +517,7 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 				.next = i + 1 < k ? &wr[i + 1] : NULL,
 			};
 		}
+		bad = wr;	/* a driver may fail a post without setting it */
 		ret = ib_post_recv(c->qp, wr, &bad);
 		if (ret) {
 			kp_err(c->t, "ib_post_recv(data): %d", ret);

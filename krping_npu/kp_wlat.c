@@ -286,7 +286,7 @@ static int kp_wlat_imm(struct kp_conn *c)
 {
 	bool client = c->t->opts.role == KP_ROLE_CLIENT;
 	u64 warm = client ? c->t->opts.warmup : 0;
-	bool last = false;
+	bool last = false, echo;
 	u64 i, t0, now;
 	u32 seq;
 	int ret;
@@ -309,10 +309,16 @@ static int kp_wlat_imm(struct kp_conn *c)
 			if (ret)
 				return ret;
 		}
-		ret = kp_wlat_wait(c, seq, &last);
+		/* the client ends by its own count or clock, not the mark */
+		ret = kp_wlat_wait(c, seq, client ? &echo : &last);
 		if (ret)
 			return ret;
 		now = kp_clock_now(&c->t->clk);
+		if (client && echo != last) {
+			kp_err(c->t, "wlat: the answer to write %llu %s the last mark",
+			       i, echo ? "has" : "lacks");
+			return -EPROTO;
+		}
 		if (client && timed) {
 			kp_lat_sample(c, i - warm, now - t0);
 			kp_run_tick(c, i - warm + 1, now);

@@ -183,6 +183,7 @@ struct kp_record {
 	u32 nres;
 	bool has_progress;		/* running, with progress= */
 	bool seen;			/* finished, and shown to a reader */
+	u64 finish_seq;			/* when it finished, among records */
 	struct kp_progress progress;
 };
 
@@ -233,6 +234,7 @@ struct kp_stream {
 	/* each CPU's softirq time at the start, and the CPUs run on */
 	u64 *softirq_ns;
 	cpumask_var_t cpus_run;
+	bool cpus_held;		/* cpus_run allocated */
 	struct kp_bw_result res;	/* of the timed stream */
 };
 
@@ -438,6 +440,7 @@ struct kp_conn {
 	u32 remote_len;
 
 	struct kp_stream stream;
+	u64 reaped;		/* bw completions reaped, warm-up included */
 
 	/* mem=npu: a free callback of its NPU memory against its QP */
 	struct kp_buf *npu_freed;	/* whose NPU memory was freed under us */

@@ -34,18 +34,25 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int32_t s32;	/* the kernel's, for the unit tests */
 typedef int64_t s64;
+#define U64_MAX	UINT64_MAX
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 /* the kernel's own __printf(), for the unit tests' build */
 #define __printf(a, b)	__attribute__((__format__(printf, a, b)))
 #endif
 
-/* a * b / c without overflowing the product */
+/*
+ * a * b / c without overflowing the product; U64_MAX where the quotient
+ * does not fit in 64 bits (x86's divq, under mul_u64_u64_div_u64, traps
+ * there) or c is 0.
+ */
 static inline u64 kp_mul_div(u64 a, u64 b, u64 c)
 {
+	if (!c || (u64)(((unsigned __int128)a * b) >> 64) >= c)
+		return U64_MAX;
 #ifdef __KERNEL__
 	return mul_u64_u64_div_u64(a, b, c);
 #else
-	return (u64)((__uint128_t)a * b / c);
+	return (u64)((unsigned __int128)a * b / c);
 #endif
 }
 

@@ -27,6 +27,11 @@
  *
  *   insmod kpdelay.ko sym=ib_modify_qp fail=-5 arg2=1 comm=kpcli
  *
+ * @null: the same, returning 0 (NULL): an allocation failing, e.g. the
+ * first vmalloc() of a sweep's second size:
+ *
+ *   insmod kpdelay.ko sym=vmalloc null=1 max=1 after=kp_stats_free comm=kpwrite
+ *
  * x86-64 and arm64 only; hits then counts the calls refused.
  *
  * A kprobe handler must not sleep: the wait spins with preemption off,
@@ -66,6 +71,9 @@ static long offset = -1;
 module_param(offset, long, 0444);
 MODULE_PARM_DESC(offset, "sym's first argument's offset in its object (-1: not learned)");
 static int fail;
+static bool null;
+module_param(null, bool, 0444);
+MODULE_PARM_DESC(null, "return 0 (NULL) instead of running sym");
 module_param(fail, int, 0444);
 MODULE_PARM_DESC(fail, "return this errno (negative) instead of running sym (0: delay)");
 static long arg2 = -1;
@@ -101,7 +109,7 @@ asm(".text\n"
 
 static void kpdelay_refuse(struct pt_regs *regs)
 {
-	regs->ax = fail;
+	regs->ax = null ? 0 : fail;
 	regs->ip = (unsigned long)kpdelay_return;
 }
 
@@ -109,7 +117,7 @@ static void kpdelay_refuse(struct pt_regs *regs)
 #elif defined(CONFIG_ARM64)
 static void kpdelay_refuse(struct pt_regs *regs)
 {
-	regs->regs[0] = fail;
+	regs->regs[0] = null ? 0 : fail;
 	instruction_pointer_set(regs, procedure_link_pointer(regs));
 }
 
@@ -139,7 +147,7 @@ static int kpdelay_pre(struct kprobe *p, struct pt_regs *regs)
 		atomic_dec(&hits);
 		return 0;
 	}
-	if (fail) {
+	if (fail || null) {
 		kpdelay_refuse(regs);
 		return 1;	/* regs->ip changed: do not step sym */
 	}
@@ -239,7 +247,7 @@ static int __init kpdelay_init(void)
 
 	if (!*sym || ms > 2000 || max < 0 || fail > 0 || fail < -MAX_ERRNO)
 		return -EINVAL;
-	if (fail && !KPDELAY_CAN_FAIL)
+	if ((fail || null) && !KPDELAY_CAN_FAIL)
 		return -EOPNOTSUPP;
 	ret = kpdelay_register(&kpdelay_watch, watch);
 	if (ret)
@@ -250,7 +258,7 @@ static int __init kpdelay_init(void)
 	ret = kpdelay_register(&kpdelay_after, after);
 	if (ret)
 		goto err_learn;
-	if (fail)
+	if (fail || null)
 		kpdelay_probe.post_handler = kpdelay_post;
 	ret = kpdelay_register(&kpdelay_probe, sym);
 	if (ret)

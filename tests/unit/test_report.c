@@ -964,8 +964,31 @@ static void test_wait_late(void)
 		 kp_wait_late(~0ull, ~0ull - 2 * ms, true, ms), "large");
 }
 
+/*
+ * The CPU cost of size=1,count=1 over tens of seconds of busy-polling: the
+ * quotient passes 64 bits, where x86's divq traps; it saturates instead.
+ */
+static void test_mul_div_edge(void)
+{
+	struct kp_bw_result r;
+
+	kp_bw_compute(1, 1, 40000000000ull, 1, 40000000000ull, &r);
+	kp_bw_cpu(&r, 4000000000ull, 0);
+	KT_CHECK(r.cpu_ns_per_gib == 4000000000ull << 30,
+		 "4 s for a byte: %llu", (unsigned long long)r.cpu_ns_per_gib);
+	kp_bw_cpu(&r, 40000000000ull, 0);
+	KT_CHECK(r.cpu_ns_per_gib == U64_MAX, "40 s for a byte: %llu, want U64_MAX",
+		 (unsigned long long)r.cpu_ns_per_gib);
+	KT_CHECK(kp_mul_div(1ull << 63, 4, 2) == U64_MAX, "2^64: saturated");
+	KT_CHECK(kp_mul_div(1ull << 63, 4, 3) == 12297829382473034410ull,
+		 "2^65 / 3 fits: %llu", (unsigned long long)kp_mul_div(1ull << 63, 4, 3));
+	KT_CHECK(kp_mul_div(U64_MAX, U64_MAX, U64_MAX) == U64_MAX, "max * max / max");
+	KT_CHECK(kp_mul_div(5, 7, 0) == U64_MAX, "no divisor: saturated");
+}
+
 int main(void)
 {
+	test_mul_div_edge();
 	test_wait_late();
 	test_bw_sum();
 	test_bw_slots();

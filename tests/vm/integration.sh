@@ -267,6 +267,39 @@ t_rec_evicted_marked() {
 }
 kp_test records-evicted-unread-marked t_rec_evicted_marked
 
+# With nothing read, a long test started before 70 short ones is not
+# evicted by its own end: the records that finished first go (issue 39.7)
+t_rec_finished_last_kept() {
+	cat /proc/krping_npu > /dev/null
+	PORT=$((PORT + 1))
+	base=$(kp_last_id)
+	kpwrite "server,addr=$A,port=$PORT,timeout=120000" > /tmp/srv.out &
+	sp=$!
+	i=0
+	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	SID=$(kp_new_id "$base" server)
+	[ -n "$SID" ] || { kp_why "no server record"; kill $sp; return 1; }
+	e0=$(evicted_unread)
+	i=0
+	while [ $i -lt 70 ]; do
+		out=$(kpwrite "client,addr=$A,port=9,count=1")
+		[ "$out" = "errno=111" ] || { kp_why "connect $i: $out"; kill $sp; return 1; }
+		i=$((i + 1))
+	done
+	out=$(kpwrite "client,addr=$A,port=$PORT,count=1")
+	wait $sp
+	srv=$(cat /tmp/srv.out)
+	[ "$out" != "${out#ret=}" ] && [ "$srv" != "${srv#ret=}" ] ||
+		{ kp_why "client $out, server $srv"; return 1; }
+	case $(kp_res "$SID") in
+	"ping #bytes="*" rounds=1 "*) ;;
+	*) kp_why "server $SID evicted by its own end: '$(kp_res "$SID")', $(grep '^evicted' /proc/krping_npu)"; return 1 ;;
+	esac
+	# 72 unread finished, 64 kept: the 8 that finished first went
+	[ "$(evicted_unread)" = $((e0 + 8)) ] || { kp_why "evicted unread $e0 -> $(evicted_unread), want +8"; return 1; }
+}
+kp_test records-finished-last-kept t_rec_finished_last_kept
+
 # bad commands: the negative errno comes back, nothing runs
 t_bad() {
 	before=$(kp_last_id)

@@ -247,14 +247,20 @@ t_symbols() {
 		echo "$k" | grep -qx "$a" || { kp_why "$n resolved to $a, kallsyms says $k"; return 1; }
 	done < $f
 }
-# the route to a core's non-GPL export: __symbol_get finds it before 6.6
-kp_core_route() {
-	v=$(uname -r)
-	maj=${v%%.*} min=${v#*.}
-	min=${min%%[!0-9]*}
-	if [ "$maj" -gt 6 ] || { [ "$maj" = 6 ] && [ "$min" -ge 6 ]; }; then
-		echo "kallsyms_lookup_name:kallsyms __module_address:kallsyms ib_register_peer_memory_client:kallsyms ib_unregister_peer_memory_client:kallsyms"
-	else
-		echo "ib_register_peer_memory_client:export ib_unregister_peer_memory_client:export"
-	fi
-}
+# t_core_symbols CORE: MOFED's register call bound (a non-GPL export:
+# __symbol_get finds it only where the kernel still allows that, which
+# Debian's 6.1 and 5.10 no longer do: the 6.5 change reached their stable
+# trees), through kallsyms with its helpers otherwise, and the core's
+# module held either way
+t_core_symbols() {
+	f=/sys/kernel/debug/npu_peer_mem/symbols
+	how=$(awk '$1 == "ib_register_peer_memory_client" { print $3 }' $f)
+	case $how in
+	export) t_symbols ib_register_peer_memory_client:export ib_unregister_peer_memory_client:export ;;
+	kallsyms) t_symbols kallsyms_lookup_name:kallsyms __module_address:kallsyms \
+		ib_register_peer_memory_client:kallsyms ib_unregister_peer_memory_client:kallsyms ;;
+	*) kp_why "ib_register_peer_memory_client not bound: $(tr '\n' ' ' < $f)"; false ;;
+	esac || return 1
+	[ "$(cat /sys/module/$1/refcnt)" -ge 1 ] || { kp_why "$1 not held (refcnt $(cat /sys/module/$1/refcnt))"; return 1; }
+	kp_log "core symbols of $1 bound by $how"
+}}

@@ -477,6 +477,23 @@ t_qps() {
 }
 kp_test qps t_qps
 
+# cpus= with a warm-up longer than the writer's bound on no progress
+# (twice the timeout and 1 s: 1.6 s here): the warm-up's completions are
+# progress, and the run ends well (issue 39.1)
+t_qps_long_warmup() {
+	PORT=$((PORT + 1))
+	t0=$(now_ms)
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,count=50,size=65536,qps=2,cpus=0:1,warmup=3000,timeout=300"
+	ms=$(($(now_ms) - t0))
+	case "$SRV $CLI" in *errno*)
+		kp_why "srv=$SRV cli=$CLI after $ms ms: $(dmesg | grep 'no thread moved' | tail -1)"; return 1 ;; esac
+	kp_qp_sum $CID 2 50 || return 1
+	[ $ms -gt 1600 ] || { kp_why "the run took $ms ms, within the 1600 ms bound: it proves nothing"; return 1; }
+	kp_log "qps-long-warmup: 2 x 3000 warm-up writes of 64 KiB, $ms ms"
+	kp_idle
+}
+kp_test qps-long-warmup t_qps_long_warmup
+
 t_end() {
 	[ "$(tail -1 /proc/krping_npu)" = "live tests=0 cm_ids=0 qps=0 buffers=0" ] ||
 		{ kp_why "left: $(tail -1 /proc/krping_npu)"; return 1; }
