@@ -22,6 +22,9 @@
 #define KP_BW_BATCH	16
 #define KP_WR_IDX_SHIFT	8	/* wr_id: message index above the kind */
 
+/* the most bytes between two signalled completions of a stream */
+#define KP_SIG_BYTES	(16u << 20)
+
 /*
  * A stream starts: @warm untimed messages, or (@warm 0) the timed stream
  * of count messages or duration seconds, with BW peak tracked.
@@ -42,8 +45,13 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 	st->depth = max(min3(c->t->opts.txdepth,
 			     c->sq_depth - 4 - (snd ? KP_RQ_DEPTH : 0),
 			     rd ? (u32)c->rd_atom : U32_MAX), 1u);
-	/* signal every quarter of the window, and the last message */
-	st->sig = max(st->depth / 4, 1u);
+	/*
+	 * Signal every quarter of the window, and the last message; at most
+	 * KP_SIG_BYTES apart, as each completion wait is bounded by the
+	 * timeout (4 MiB x 256 unsignaled would need 100 MiB/s in 10 s).
+	 */
+	st->sig = clamp(min(st->depth / 4, KP_SIG_BYTES / c->t->size), 1u,
+			st->depth);
 	st->warm = warm;
 	if (!warm) {
 		kp_bw_track_init(&st->track, st->ring,

@@ -277,6 +277,8 @@ static void kp_conn_ready(struct kp_conn *c)
 		attr.max_dest_rd_atomic);
 	if (attr.max_rd_atomic && attr.max_rd_atomic < c->rd_atom)
 		c->rd_atom = attr.max_rd_atomic;
+	/* the peer takes our READs: probes can be READs (kp_slice_over()) */
+	c->probe_read = attr.max_rd_atomic > 0;
 }
 
 static int kp_run_test(struct kp_test *t)

@@ -171,7 +171,9 @@ int kp_ping_client(struct kp_conn *c)
 static int kp_serve_round(struct kp_conn *c, u32 round, u32 *len,
 			  unsigned int spin)
 {
-	const int sink = IB_ACCESS_LOCAL_WRITE;
+	/* an iWARP READ sink is written by the peer's responses */
+	const int sink = IB_ACCESS_LOCAL_WRITE |
+			 (c->iwarp ? IB_ACCESS_REMOTE_WRITE : 0);
 	enum ib_wr_opcode rd = c->t->opts.read_inv ? IB_WR_RDMA_READ_WITH_INV :
 			       IB_WR_RDMA_READ;
 	bool use_mr = !c->t->opts.local_dma_lkey;
@@ -271,7 +273,8 @@ int kp_ping_server(struct kp_conn *c)
 	}
 	if (ret)
 		return ret;
-	if (c->recv_len == sizeof(struct kp_hello))
+	if (c->recv_len == sizeof(struct kp_hello) ||
+	    c->recv_len == KP_HELLO_V4_LEN)
 		return kp_test_server(c->t);
 	if (c->recv_len != KP_INFO_LEN) {
 		kp_err(c->t, "first message of %u bytes is neither ping nor hello",

@@ -36,7 +36,7 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 	if (c->rdma.mr)
 		kp_set_info(&h->info, &c->rdma, c->t->size);
 	h->magic = cpu_to_be32(KP_HELLO_MAGIC);
-	h->version = KP_HELLO_VERSION;
+	h->version = c->peer_v4 ? KP_HELLO_V4 : KP_HELLO_VERSION;
 	h->type = type;
 	h->mode = c->t->mode;
 	h->flags = flags | (c->t->duplex ? KP_HELLO_DUPLEX : 0) |
@@ -46,7 +46,11 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 	h->status = cpu_to_be32(-status);
 	h->duration = cpu_to_be32(c->t->duration_s);
 	h->skip = cpu_to_be32(skip);
-	return kp_post_send_msg(c, sizeof(*h), 0);
+	if (c->t->opts.role == KP_ROLE_CLIENT)
+		h->warmup = cpu_to_be32(c->t->opts.warmup);
+	/* a version 4 client's receive holds no more */
+	return kp_post_send_msg(c, c->peer_v4 ? KP_HELLO_V4_LEN : sizeof(*h),
+				0);
 }
 
 /* Receive a hello of @type (or check the one already received). */
@@ -54,6 +58,7 @@ static int kp_check_hello(struct kp_conn *c, enum kp_msg_type type,
 			  bool received)
 {
 	const struct kp_hello *h = c->recv_msg;
+	bool v4;
 	int ret;
 
 	if (!received) {
@@ -61,14 +66,19 @@ static int kp_check_hello(struct kp_conn *c, enum kp_msg_type type,
 		if (ret)
 			return ret;
 	}
-	if (c->recv_len != sizeof(*h) ||
+	v4 = c->recv_len == KP_HELLO_V4_LEN && h->version == KP_HELLO_V4;
+	if ((c->recv_len != sizeof(*h) && !v4) ||
 	    be32_to_cpu(h->magic) != KP_HELLO_MAGIC ||
-	    h->version != KP_HELLO_VERSION || h->type != type) {
-		kp_err(c->t, "bad control message: %u bytes, type %u (want %u)",
-		       c->recv_len, c->recv_len == sizeof(*h) ? h->type : 0,
-		       type);
+	    (!v4 && h->version != KP_HELLO_VERSION) || h->type != type ||
+	    (c->t->opts.role == KP_ROLE_CLIENT && v4)) {
+		kp_err(c->t, "bad control message: %u bytes, version %u, type %u (want %u)",
+		       c->recv_len, c->recv_len >= KP_HELLO_V4_LEN ? h->version : 0,
+		       c->recv_len >= KP_HELLO_V4_LEN ? h->type : 0, type);
 		return -EPROTO;
 	}
+	/* a server answers each client in the version it speaks */
+	if (type == KP_MSG_HELLO)
+		c->peer_v4 = v4;
 	return 0;
 }
 
@@ -148,22 +158,6 @@ static int kp_test_end(struct kp_conn *c)
 }
 
 /*
- * With probe=0, how long to wait for the peer's FIN while the peer may
- * still stream (the server of a one-sided test, either side of a duplex
- * one, which sees no sign of progress meanwhile): the timeout plus the
- * duration, or plus 1 ms per message and per 64 KiB moved, of every
- * connection; a peer slower than 64 MB/s fails it.
- */
-static u32 kp_test_fin_ms(struct kp_test *t)
-{
-	u64 msgs = (u64)t->count * t->nconns;
-
-	return (u32)min_t(u64, t->opts.timeout_ms +
-			  t->duration_s * MSEC_PER_SEC + msgs +
-			  (msgs * t->size >> 16), U32_MAX / 2);
-}
-
-/*
  * The peer's FIN, while the peer may still stream: for as long as it
  * answers its probes (probe=), or (probe=0) kp_test_fin_ms().
  */
@@ -175,7 +169,7 @@ static int kp_test_fin_wait(struct kp_conn *c)
 	if (t->opts.probe_ms)
 		kp_probe_begin(c);
 	else
-		c->wait_ms = kp_test_fin_ms(t);
+		c->wait_ms = kp_peer_wait_ms(t);
 	ret = kp_check_hello(c, KP_MSG_FIN, false);
 	kp_probe_end(c);
 	c->wait_ms = t->opts.timeout_ms;
@@ -368,6 +362,7 @@ static int kp_test_check(struct kp_conn *c)
 	u32 count = be32_to_cpu(h->count);
 	u32 duration_s = be32_to_cpu(h->duration);
 	u32 size = be32_to_cpu(h->info.size);
+	u32 warmup = c->peer_v4 ? 0 : be32_to_cpu(h->warmup);
 	bool duplex = h->flags & KP_HELLO_DUPLEX;
 	int ret;
 
@@ -377,6 +372,7 @@ static int kp_test_check(struct kp_conn *c)
 		t->count = count;
 		t->duration_s = duration_s;
 		t->size = size;
+		t->warmup = warmup;
 		t->duplex = duplex;
 		t->rec->mode = mode;
 		/* as the client asks, or as NPU memory here needs */
@@ -394,9 +390,10 @@ static int kp_test_check(struct kp_conn *c)
 		return -EPROTO;
 	}
 	if (count > KP_MAX_COUNT || !size || size > KP_MAX_SIZE ||
-	    !count == !duration_s || duration_s > KP_MAX_DURATION) {
-		kp_err(t, "client asks for count %u duration %u size %u",
-		       count, duration_s, size);
+	    !count == !duration_s || duration_s > KP_MAX_DURATION ||
+	    warmup > KP_MAX_COUNT) {
+		kp_err(t, "client asks for count %u duration %u size %u warm-up %u",
+		       count, duration_s, size, warmup);
 		return -EINVAL;
 	}
 	if (duplex && mode != KP_MODE_BW) {
@@ -405,11 +402,14 @@ static int kp_test_check(struct kp_conn *c)
 	}
 	if (c->idx && (mode != t->mode || count != t->count ||
 		       duration_s != t->duration_s || size != t->size ||
-		       duplex != t->duplex)) {
+		       warmup != t->warmup || duplex != t->duplex)) {
 		kp_err(t, "connection %u asks for another test than connection 0",
 		       c->idx);
 		return -EPROTO;
 	}
+	ret = kp_imm_refused(c, c->pd->device, mode, t->wlat_imm);
+	if (ret)
+		return ret;
 	/* slat: the client's control receives ahead of its data receive */
 	ret = kp_test_skips(c, mode == KP_MODE_SLAT ? KP_RQ_DEPTH : 0);
 	if (ret < 0)

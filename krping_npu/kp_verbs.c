@@ -86,6 +86,23 @@ static void kp_ctrl_free(struct kp_conn *c, void **msg, u64 dma)
 	*msg = NULL;
 }
 
+/*
+ * slat, bw,send and wlat,imm carry immediate data, which iWARP does not
+ * have: refused before connecting (a client; a server once the hello
+ * names the mode), not at the last post of a stream.
+ */
+int kp_imm_refused(struct kp_conn *c, struct ib_device *dev,
+		   enum kp_mode m, bool wlat_imm)
+{
+	if (!c->iwarp || !(m == KP_MODE_SLAT || m == KP_MODE_BW_SEND ||
+			   (m == KP_MODE_WLAT && wlat_imm)))
+		return 0;
+	kp_err(c->t, "%s%s uses immediate data, which iWARP (%s) does not have",
+	       kp_mode_name(m), m == KP_MODE_WLAT ? ",imm" : "",
+	       dev_name(&dev->dev));
+	return -EOPNOTSUPP;
+}
+
 int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 {
 	struct ib_device *dev = id->device;
@@ -99,6 +116,16 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		kp_err(c->t, "read_inv: %s has no RDMA READ with invalidate (iWARP only)",
 		       dev_name(&dev->dev));
 		return -EOPNOTSUPP;
+	}
+	c->iwarp = rdma_protocol_iwarp(dev, id->port_num);
+	if (c->t->opts.role == KP_ROLE_CLIENT) {
+		/* the client's test as kp_test_client() will set it */
+		ret = kp_imm_refused(c, dev, c->t->opts.mode,
+				     c->t->opts.wlat_imm ||
+				     c->t->opts.mem == KP_MEM_NPU ||
+				     c->t->opts.events);
+		if (ret)
+			return ret;
 	}
 	c->rd_atom = min3(dev->attrs.max_qp_rd_atom,
 			  dev->attrs.max_qp_init_rd_atom, KP_MAX_RD_ATOM);
@@ -814,18 +841,45 @@ static int kp_peer_lost(struct kp_conn *c, const char *why, int err)
 }
 
 /*
+ * How long a wait on the peer may last while it may still stream, from
+ * what its side announced (the server of a one-sided test, either side of
+ * a duplex one, sees no sign of progress meanwhile): the timeout plus the
+ * duration, or plus 1 ms per message, warm-up included, and per 64 KiB
+ * moved, of every connection, and a timeout more for a client lining up
+ * its threads (qps=N); a peer slower than 64 MB/s fails it.  probe=0
+ * waits this long; a probing wait 4 times this and 10 timeouts.
+ */
+u32 kp_peer_wait_ms(struct kp_test *t)
+{
+	u32 warm = t->opts.role == KP_ROLE_CLIENT ? t->opts.warmup : t->warmup;
+	u64 msgs = ((u64)t->count + warm) * t->nconns;
+
+	return (u32)min_t(u64, t->opts.timeout_ms * (t->nconns > 1 ? 2 : 1) +
+			  t->duration_s * MSEC_PER_SEC + msgs +
+			  (msgs * t->size >> 16), U32_MAX / 8);
+}
+
+/*
  * The waits from here on are on the peer (probe=): each probe_ms without
- * a completion sends it a probe, a zero-length RDMA WRITE, which its HCA
- * acknowledges without its CPU and without memory (IBTA C9-88: no rkey is
- * checked).  While probes come back, the wait goes on; a probe that fails
- * (the QP's retries exhausted: the peer is gone) ends it.
+ * a completion sends it a probe, a zero-length RDMA READ, which only the
+ * peer's response completes on every transport (an iWARP WRITE completes
+ * once TCP has taken it) and which its HCA answers without its CPU and
+ * without memory (IBTA C9-88: no rkey is checked); a WRITE where the
+ * peer grants no READs.  While probes come back, the wait goes on, up to
+ * its outer bound (kp_peer_wait_ms()); a probe that fails (the QP's
+ * retries exhausted: the peer is gone) ends it.
  */
 void kp_probe_begin(struct kp_conn *c)
 {
-	if (!c->t->opts.probe_ms)
+	struct kp_test *t = c->t;
+	u64 outer_ms = 4ull * kp_peer_wait_ms(t) + 10ull * t->opts.timeout_ms;
+
+	if (!t->opts.probe_ms)
 		return;
 	c->probing = true;
 	c->alive_at = ktime_get_ns();
+	c->probe_outer_ms = min_t(u64, outer_ms, U32_MAX);
+	c->probe_until = c->alive_at + outer_ms * NSEC_PER_MSEC;
 }
 
 void kp_probe_end(struct kp_conn *c)
@@ -847,7 +901,8 @@ static int kp_slice_over(struct kp_conn *c)
 	struct ib_rdma_wr wr = {
 		.wr = {
 			.wr_id = KP_WR_PROBE,
-			.opcode = IB_WR_RDMA_WRITE,
+			.opcode = c->probe_read ? IB_WR_RDMA_READ :
+				  IB_WR_RDMA_WRITE,
 			.send_flags = IB_SEND_SIGNALED,
 		},
 	};
@@ -856,6 +911,14 @@ static int kp_slice_over(struct kp_conn *c)
 
 	if (!c->probing) {
 		kp_err(c->t, "no completion within %u ms", c->wait_ms);
+		return -ETIMEDOUT;
+	}
+	if (now > c->probe_until) {
+		kp_err(c->t, "connection %u: the peer answers its probes but has not finished in %u ms, the bound of what it announced (%u x %u bytes, %u warm-up, %u s)",
+		       c->idx, c->probe_outer_ms,
+		       c->t->count, c->t->size,
+		       c->t->opts.role == KP_ROLE_CLIENT ? c->t->opts.warmup : c->t->warmup,
+		       c->t->duration_s);
 		return -ETIMEDOUT;
 	}
 	if (c->probe_out) {

@@ -67,7 +67,9 @@ struct kp_rdma_info {
 } __packed;
 
 #define KP_HELLO_MAGIC		0x4b504e55	/* "KPNU" */
-#define KP_HELLO_VERSION	4
+/* 5: the client's warm-up; a version 4 client (40 bytes) is still served */
+#define KP_HELLO_VERSION	5
+#define KP_HELLO_V4		4
 
 enum kp_msg_type {
 	KP_MSG_HELLO = 1,	/* client: test parameters and its buffer */
@@ -99,7 +101,11 @@ struct kp_hello {
 	 * SKIP, the data receives left over after the stream.
 	 */
 	__be32 skip;
+	__be32 warmup;		/* HELLO (version 5): untimed messages first */
 } __packed;
+
+/* a version 4 hello: all but the warm-up */
+#define KP_HELLO_V4_LEN		offsetof(struct kp_hello, warmup)
 
 /* wlat, slat, bw,send: the immediate data of the client's last message */
 #define KP_IMM_LAST		0x80000000u
@@ -311,6 +317,7 @@ struct kp_test {
 	u32 count;		/* 0: duration_s */
 	u32 duration_s;
 	u32 size;
+	u32 warmup;		/* server: the client's warm-up messages */
 	bool duplex;
 	bool wlat_imm;		/* wlat: immediate data, not polled buffers */
 	bool more;		/* server: the client's FIN said another size */
@@ -398,6 +405,11 @@ struct kp_conn {
 	 */
 	bool probing;
 	bool probe_out;		/* a probe is posted, not yet completed */
+	u64 probe_until;	/* ns: the probing wait's outer bound */
+	u32 probe_outer_ms;	/* ... from its start */
+	bool probe_read;	/* probes are READs: the peer grants them */
+	bool iwarp;		/* the connection's device speaks iWARP */
+	bool peer_v4;		/* the client speaks hello version 4 */
 	u64 probe_at;		/* ns: the outstanding probe was posted */
 	u64 alive_at;		/* ns: the peer's last sign of life */
 	u32 probes;		/* probes answered */
@@ -529,6 +541,9 @@ void kp_sge_local(struct kp_conn *c, struct kp_buf *b, struct ib_sge *sge,
 void kp_set_info(struct kp_rdma_info *info, struct kp_buf *b, u32 len);
 void kp_get_info(struct kp_conn *c, const struct kp_rdma_info *info);
 int kp_cm_check(struct kp_conn *c);
+u32 kp_peer_wait_ms(struct kp_test *t);
+int kp_imm_refused(struct kp_conn *c, struct ib_device *dev,
+		   enum kp_mode m, bool wlat_imm);
 void kp_probe_begin(struct kp_conn *c);
 void kp_probe_end(struct kp_conn *c);
 int kp_probe_tick(struct kp_conn *c);

@@ -45,6 +45,12 @@
  *	(no_answer: no reply in 3 s; no_ack: our SEND was never acked, the
  *	server's QP having gone to the error state first).
  *
+ *   kprogue wlatimm PORT
+ *	A wlat,imm server (a krping_npu client writes with immediate data,
+ *	the server answers each write with one of its own): it answers every
+ *	write, the client's last too, but without the last mark.  Prints
+ *	"answered=N" once the client has gone (10 s at most).
+ *
  * The hello layout is struct kp_hello of krping_npu/krping_npu.h, the
  * ping payload proc/kp_payload.c's.
  */
@@ -53,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <time.h>
 #include <endian.h>
 #include <rdma/rdma_cma.h>
@@ -73,10 +80,17 @@ struct kp_hello {
 	uint32_t status;
 	uint32_t duration;
 	uint32_t skip;
+	uint32_t warmup;	/* version 5 */
 } __attribute__((packed));
 
 #define KP_HELLO_MAGIC	0x4b504e55
-#define KP_HELLO_VER	4	/* KP_HELLO_VERSION in krping_npu/krping_npu.h */
+/*
+ * The client modes speak version 4 (KP_HELLO_V4 in krping_npu/krping_npu.h,
+ * 40 bytes, no warm-up), which a krping_npu server still serves; the ack
+ * server answers a client in the version it spoke.
+ */
+#define KP_HELLO_VER	4
+#define KP_HELLO_V4_LEN	offsetof(struct kp_hello, warmup)
 #define KP_MSG_HELLO	1
 #define KP_MSG_ACK	2
 #define KP_MSG_FIN	3
@@ -92,7 +106,7 @@ static void die(const char *what)
 static void hello_exchange(struct rdma_cm_id *id, struct kp_hello *tx,
 			   struct ibv_mr *txmr, struct ibv_wc *wc)
 {
-	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
+	if (rdma_post_send(id, NULL, tx, KP_HELLO_V4_LEN, txmr, IBV_SEND_SIGNALED))
 		die("rdma_post_send");
 	if (rdma_get_send_comp(id, wc) <= 0 || wc->status)
 		die("hello send");
@@ -189,7 +203,7 @@ static int ack(const char *port, uint32_t status)
 	fflush(stdout);
 	msg->type = KP_MSG_ACK;
 	msg->status = htobe32(status);
-	if (rdma_post_send(id, NULL, msg, sizeof(*msg), mr, IBV_SEND_SIGNALED))
+	if (rdma_post_send(id, NULL, msg, wc.byte_len, mr, IBV_SEND_SIGNALED))
 		die("rdma_post_send");
 	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
 		die("ack send");
@@ -206,6 +220,91 @@ static int ack(const char *port, uint32_t status)
 		}
 		usleep(100000);
 	}
+	rdma_disconnect(id);
+	return 0;
+}
+
+static int comp_within(struct ibv_cq *cq, unsigned int ms, struct ibv_wc *wc);
+
+#define KP_IMM_LAST	0x80000000u
+#define KP_HELLO_IMM	0x04
+
+/* A wlat,imm server that drops the mark of the client's last write. */
+static int wlatimm(const char *port)
+{
+	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE,
+				       .ai_port_space = RDMA_PS_TCP }, *res;
+	struct rdma_conn_param param = { .initiator_depth = 1,
+					 .responder_resources = 1 };
+	struct kp_hello *msg = calloc(1, sizeof(*msg));
+	char *data = calloc(1, 1 << 20);
+	struct rdma_cm_id *listen, *id;
+	struct ibv_mr *mr, *dmr;
+	struct ibv_wc wc;
+	uint32_t rkey, len, imm, n = 0;
+	uint64_t raddr;
+	int i;
+
+	if (!msg || !data)
+		die("calloc");
+	if (rdma_getaddrinfo(NULL, port, &hints, &res))
+		die("rdma_getaddrinfo");
+	if (rdma_create_ep(&listen, res, NULL, &qp_attr))
+		die("rdma_create_ep");
+	if (rdma_listen(listen, 1))
+		die("rdma_listen");
+	if (rdma_get_request(listen, &id))
+		die("rdma_get_request");
+	mr = rdma_reg_msgs(id, msg, sizeof(*msg));
+	dmr = ibv_reg_mr(id->pd, data, 1 << 20, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE);
+	if (!mr || !dmr)
+		die("register");
+	/* the hello's, and one for each write with immediate data */
+	for (i = 0; i < 4; i++)
+		if (rdma_post_recv(id, NULL, msg, sizeof(*msg), mr))
+			die("rdma_post_recv");
+	if (rdma_accept(id, &param))
+		die("rdma_accept");
+	if (comp_within(id->recv_cq, 10000, &wc) || wc.status)
+		die("hello");
+	raddr = be64toh(msg->buf);
+	rkey = be32toh(msg->rkey);
+	len = be32toh(msg->size);
+	if (len > 1 << 20)
+		die("size");
+	msg->type = KP_MSG_ACK;
+	msg->status = 0;
+	msg->flags |= KP_HELLO_IMM;
+	msg->buf = htobe64((uintptr_t)data);
+	msg->rkey = htobe32(dmr->rkey);
+	if (rdma_post_send(id, NULL, msg, wc.byte_len, mr, IBV_SEND_SIGNALED))
+		die("rdma_post_send");
+	if (comp_within(id->send_cq, 10000, &wc) || wc.status)
+		die("ack send");
+	/* answer each write until the client goes (a flush) or 10 s pass */
+	while (!comp_within(id->recv_cq, 10000, &wc) && !wc.status &&
+	       wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+		struct ibv_send_wr wr = {
+			.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+			.send_flags = IBV_SEND_SIGNALED,
+			.sg_list = &(struct ibv_sge){ (uintptr_t)data, len, dmr->lkey },
+			.num_sge = 1,
+		}, *bad;
+
+		imm = be32toh(wc.imm_data);
+		if (rdma_post_recv(id, NULL, msg, sizeof(*msg), mr))
+			die("rdma_post_recv");
+		wr.imm_data = htobe32(imm & ~KP_IMM_LAST);
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+		if (ibv_post_send(id->qp, &wr, &bad))
+			die("answer");
+		if (comp_within(id->send_cq, 10000, &wc) || wc.status)
+			break;
+		n++;
+	}
+	printf("answered=%u\n", n);
 	rdma_disconnect(id);
 	return 0;
 }
@@ -347,7 +446,7 @@ static int peer_wait(struct rdma_cm_id *id, struct kp_hello *tx,
 	if (rdma_post_recv(id, NULL, rx, sizeof(*rx), rxmr))
 		die("rdma_post_recv");
 	tx->type = KP_MSG_FIN;
-	if (rdma_post_send(id, NULL, tx, sizeof(*tx), txmr, IBV_SEND_SIGNALED))
+	if (rdma_post_send(id, NULL, tx, KP_HELLO_V4_LEN, txmr, IBV_SEND_SIGNALED))
 		die("fin send");
 	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
 		die("fin send completion");
@@ -392,6 +491,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "ack"))
 		return ack(argv[2], strtoul(argv[3], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "wlatimm"))
+		return wlatimm(argv[2]);
 	if (!(argc == 5 && !strcmp(argv[1], "overrun")) &&
 	    !(argc == 5 && !strcmp(argv[1], "ping0")) &&
 	    !(argc == 5 && !strcmp(argv[1], "vanish")) &&
@@ -402,6 +503,7 @@ int main(int argc, char **argv)
 			"       kprogue stall ADDR PORT MS SIZE\n"
 			"       kprogue vanish ADDR PORT SIZE\n"
 			"       kprogue ack PORT STATUS\n"
+			"       kprogue wlatimm PORT\n"
 			"       kprogue ping0 ADDR PORT SIZE\n");
 		return 2;
 	}
@@ -444,7 +546,8 @@ int main(int argc, char **argv)
 				 argc == 6 ? strtoul(argv[4], NULL, 0) : 0,
 				 argv[1][0] == 'v');
 	hello_exchange(id, tx, txmr, &wc);
-	if (wc.byte_len != sizeof(*rx) || rx->type != KP_MSG_ACK || rx->status) {
+	if (wc.byte_len != KP_HELLO_V4_LEN || rx->version != KP_HELLO_VER ||
+	    rx->type != KP_MSG_ACK || rx->status) {
 		fprintf(stderr, "kprogue: bad ack (%u bytes, type %u, status %u)\n",
 			wc.byte_len, rx->type, be32toh(rx->status));
 		return 2;

@@ -263,4 +263,4 @@ t_core_symbols() {
 	esac || return 1
 	[ "$(cat /sys/module/$1/refcnt)" -ge 1 ] || { kp_why "$1 not held (refcnt $(cat /sys/module/$1/refcnt))"; return 1; }
 	kp_log "core symbols of $1 bound by $how"
-}}
+}

@@ -494,6 +494,23 @@ t_qps_long_warmup() {
 }
 kp_test qps-long-warmup t_qps_long_warmup
 
+# 4 MiB writes, 256 in flight, a 1 s bound on each completion wait: the
+# stream signals at most 16 MiB apart, not a quarter window (256 MiB,
+# more than rxe moves in a second here), and ends well (issue 39.6)
+t_bw_big_window() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,size=4194304,txdepth=256,count=64,timeout=1000"
+	case "$SRV $CLI" in *errno*)
+		kp_why "srv=$SRV cli=$CLI: $(dmesg | grep 'no completion within' | tail -1)"; return 1 ;; esac
+	[ "$(kp_col $CID 14)" = $((64 * 4194304)) ] || { kp_why "moved: $(kp_rec $CID)"; return 1; }
+	# the precondition: a quarter window would not have come within 1 s
+	mibs=$(kp_num "$(kp_res $CID)" 'BW_average[MiB/sec]')
+	[ "${mibs%.*}" -lt 256 ] || { kp_why "$mibs MiB/s: a quarter window fits in 1 s, proves nothing"; return 1; }
+	kp_log "bw-big-window: $mibs MiB/s"
+	kp_idle
+}
+kp_test bw-big-window t_bw_big_window
+
 t_end() {
 	[ "$(tail -1 /proc/krping_npu)" = "live tests=0 cm_ids=0 qps=0 buffers=0" ] ||
 		{ kp_why "left: $(tail -1 /proc/krping_npu)"; return 1; }
