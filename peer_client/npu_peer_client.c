@@ -22,9 +22,10 @@
  * npu_free_cb(): the core is told through its invalidate callback (when
  * the registration came through a core: its core_context may be 0) and
  * may call dma_unmap()/put_pages() from inside it; the DMA mappings left
- * are torn down before the callback returns.  A put_pages while a free
- * callback runs goes to a workqueue: calling or waiting for the
- * provider's put_pages there deadlocks on the Ascend driver.
+ * are torn down before the callback returns.  A core's put_pages goes to
+ * a workqueue (npu_put_table()): the driver's put waits for a whole free
+ * loop of the process and device, whose callbacks may need a lock the
+ * core holds across put_pages, or the callback itself.
  */
 #include <linux/slab.h>
 #include <linux/module.h>
@@ -122,22 +123,27 @@ static int npu_reg_move(struct npu_ctx *ctx, enum npu_reg_event ev,
 	return ret;
 }
 
-static void npu_ctx_free_work(struct work_struct *w)
+static void npu_ctx_free(struct kref *ref)
 {
-	struct npu_ctx *ctx = container_of(w, struct npu_ctx, free_work);
+	struct npu_ctx *ctx = container_of(ref, struct npu_ctx, ref);
 
 	kvfree(ctx->dma);
 	kfree(ctx);
 	atomic_dec(&npu_stats.contexts);
-	/* module exit drains npu_wq: this work's return is waited for */
 	module_put(THIS_MODULE);
 }
 
+/* module exit drains npu_wq: this work's return is waited for */
+static void npu_ctx_free_work(struct work_struct *w)
+{
+	npu_ctx_free(&container_of(w, struct npu_ctx, free_work)->ref);
+}
+
 /*
- * The last reference can be dropped inside the HAL's free callback, whose
- * return runs in our text: the module reference goes from npu_wq instead.
+ * The last reference dropped inside the HAL's free callback, whose return
+ * runs in our text: the module reference goes from npu_wq instead.
  */
-static void npu_ctx_free(struct kref *ref)
+static void npu_ctx_free_later(struct kref *ref)
 {
 	struct npu_ctx *ctx = container_of(ref, struct npu_ctx, ref);
 
@@ -268,7 +274,7 @@ static void npu_free_cb(void *data);
 /* Give the table back, at once or, beside a free callback, from npu_wq. */
 static void npu_put_table(struct npu_ctx *ctx)
 {
-	bool defer;
+	bool defer, queue;
 
 	spin_lock(&ctx->lock);
 	if (npu_reg_move(ctx, NPU_EV_PUT, NULL)) {
@@ -276,29 +282,36 @@ static void npu_put_table(struct npu_ctx *ctx)
 		return;
 	}
 	/*
-	 * A core may ask from inside its invalidate, or from a thread the
-	 * callback waits for: the put goes to npu_wq once the callback has
-	 * returned (npu_free_cb()), as the driver's put of an exited
-	 * process takes no lock that would order it after the callback.
-	 * krping_npu asks from its own thread, never waited for, and must
-	 * know its freed() is over on return: the driver's put_pages waits
-	 * for the free loop.
+	 * A core's put goes to npu_wq.  The driver's put_pages waits for a
+	 * whole free loop of the same process and device (its lock is held
+	 * across every callback), and a core calls put_pages holding locks
+	 * of its own (MOFED: the MR's mapping_lock): a callback of that
+	 * loop needing one held so (a core-wide lock) would deadlock, and
+	 * the deregistration would sit out every callback of the loop.
+	 * Beside this table's own callback, it is queued once the callback
+	 * has returned
+	 * (npu_free_cb()): the driver's put of an exited process takes no
+	 * lock that would order it after the callback.  krping_npu puts
+	 * from its own thread, holding nothing a callback takes, and must
+	 * know its freed() is over on return: the driver's put waits.
 	 */
-	defer = ctx->cb_task &&
-		(ctx->via_core || ctx->cb_task == current);
-	ctx->put_due = defer;
+	defer = ctx->via_core || ctx->cb_task == current;
+	ctx->put_due = defer && ctx->cb_task;
+	queue = defer && !ctx->cb_task;
 	spin_unlock(&ctx->lock);
 	if (defer) {
 		atomic_inc(&npu_stats.deferred_puts);
+		if (queue)
+			queue_delayed_work(npu_wq, &ctx->put_work, 0);
 		return;
 	}
 	/*
 	 * A free callback starting now finds NPU_REG_PUT and returns at once,
 	 * so the provider's wait for it is short.  A refused put_pages has
 	 * not waited for one running: krping_npu waits here instead, as its
-	 * buffer goes on return (a core's invalidate ends by its own rules).
+	 * buffer goes on return.
 	 */
-	if (!npu_table_put(ctx) && !ctx->via_core &&
+	if (!npu_table_put(ctx) &&
 	    !wait_event_timeout(npu_cb_wq, !READ_ONCE(ctx->cb_task),
 				NPU_CB_WAIT_MS * HZ / 1000))
 		pr_err("npu_peer_mem: a free callback on 0x%llx still runs after %u ms\n",
@@ -604,7 +617,7 @@ static void npu_free_cb(void *data)
 	if (put_due)
 		queue_delayed_work(npu_wq, &ctx->put_work, 0);
 	wake_up_all(&npu_cb_wq);
-	kref_put(&ctx->ref, npu_ctx_free);
+	kref_put(&ctx->ref, npu_ctx_free_later);
 }
 
 /* Both layouts share the first 136 bytes; the tail stays zero unless set. */
