@@ -254,13 +254,13 @@ t_symbols() {
 # module held either way
 t_core_symbols() {
 	f=/sys/kernel/debug/npu_peer_mem/symbols
-	how=$(awk '$1 == "ib_register_peer_memory_client" { print $3 }' $f)
-	case $how in
+	route=$(awk '$1 == "ib_register_peer_memory_client" { print $3 }' $f)
+	case $route in
 	export) t_symbols ib_register_peer_memory_client:export ib_unregister_peer_memory_client:export ;;
 	kallsyms) t_symbols kallsyms_lookup_name:kallsyms __module_address:kallsyms \
 		ib_register_peer_memory_client:kallsyms ib_unregister_peer_memory_client:kallsyms ;;
 	*) kp_why "ib_register_peer_memory_client not bound: $(tr '\n' ' ' < $f)"; false ;;
 	esac || return 1
 	[ "$(cat /sys/module/$1/refcnt)" -ge 1 ] || { kp_why "$1 not held (refcnt $(cat /sys/module/$1/refcnt))"; return 1; }
-	kp_log "core symbols of $1 bound by $how"
+	kp_log "core symbols of $1 bound by $route"
 }
