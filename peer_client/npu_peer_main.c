@@ -118,8 +118,9 @@ static int npu_stats_show(struct seq_file *m, void *v)
 {
 	/* deferred put_pages count as done; a retry waiting its 100 ms not */
 	flush_workqueue(npu_wq);
-	seq_printf(m, "provider %s\nhal %s\nabi %s\nstruct_size %zu\n",
-		   npu_prov->name, npu_hal_owner, npu_abi_name, npu_abi_size);
+	seq_printf(m, "provider %s\nhal %s\nabi %s\nstruct_size %zu\nibt %d\n",
+		   npu_prov->name, npu_hal_owner, npu_abi_name, npu_abi_size,
+		   IS_ENABLED(CONFIG_X86_KERNEL_IBT));
 	seq_printf(m, "pinned_pages %d\nmappings %d\ncontexts %d\ninvalidations %d\n",
 		   atomic_read(&npu_stats.pinned_pages),
 		   atomic_read(&npu_stats.mappings),

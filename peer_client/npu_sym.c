@@ -33,7 +33,7 @@
 static struct {
 	const char *name;
 	unsigned long addr;
-	const char *how;	/* "export" or "kallsyms" */
+	const char *how;	/* "export", "kallsyms" or "kallsyms endbr64" */
 } npu_syms[NPU_SYM_MAX];
 static unsigned int npu_nsyms;
 static DEFINE_MUTEX(npu_sym_lock);
@@ -55,6 +55,10 @@ static void npu_sym_note(const char *name, unsigned long addr, const char *how)
 		npu_nsyms++;
 	}
 }
+
+/* how a symbol found by name was bound: its entry checked under IBT */
+#define NPU_SYM_BY_NAME	(IS_ENABLED(CONFIG_X86_KERNEL_IBT) ? \
+			 "kallsyms endbr64" : "kallsyms")
 
 /* May @addr, found by name, be called indirectly on this kernel? */
 static bool npu_sym_callable(const char *name, unsigned long addr)
@@ -110,13 +114,13 @@ static unsigned long npu_sym_kallsyms(const char *name)
 		addr = npu_sym_lookup_entry();
 		if (!addr)
 			return 0;
-		npu_sym_note(NPU_SYM_LOOKUP, addr, "kallsyms");
+		npu_sym_note(NPU_SYM_LOOKUP, addr, NPU_SYM_BY_NAME);
 		npu_kallsyms_lookup = (void *)addr;
 	}
 	addr = npu_kallsyms_lookup(name);
 	if (!addr || !npu_sym_callable(name, addr))
 		return 0;
-	npu_sym_note(name, addr, "kallsyms");
+	npu_sym_note(name, addr, NPU_SYM_BY_NAME);
 	return addr;
 }
 
@@ -192,7 +196,10 @@ void npu_sym_put(struct npu_sym *s)
 	s->addr = 0;
 }
 
-/* One line a symbol bound: "name 0xaddr how", as /proc/kallsyms has it. */
+/*
+ * One line a symbol bound: "name 0xaddr how", the address as
+ * /proc/kallsyms has it; "how" ends "endbr64" where the entry was checked.
+ */
 int npu_sym_show(struct seq_file *m, void *v)
 {
 	unsigned int i;

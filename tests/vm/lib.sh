@@ -236,10 +236,13 @@ kp_idle() {
 t_symbols() {
 	f=/sys/kernel/debug/npu_peer_mem/symbols
 	for w in "$@"; do
-		grep -q "^${w%:*} 0x[0-9a-f]* ${w#*:}\$" $f ||
+		grep -q "^${w%:*} 0x[0-9a-f]* ${w#*:}\( endbr64\)\{0,1\}\$" $f ||
 			{ kp_why "${w%:*} not bound by ${w#*:}: $(tr '\n' ' ' < $f)"; return 1; }
 	done
-	while read -r n a how; do
+	while read -r n a how rest; do
+		# an entry bound by name on an IBT kernel was checked for ENDBR64
+		[ "$how" != kallsyms ] || [ "$(st ibt)" = 0 ] || [ "$rest" = endbr64 ] ||
+			{ kp_why "$n bound by name on an IBT kernel, its entry not checked"; return 1; }
 		a=${a#0x}
 		while [ ${#a} -lt 16 ]; do a=0$a; done
 		k=$(awk -v n="$n" '$3 == n { print $1 }' /proc/kallsyms)

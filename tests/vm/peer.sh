@@ -778,6 +778,31 @@ t_put_refused() {
 	zero "refused put_pages"
 }
 
+# put_pages refused past its tries (fail_put=12: the driver's answer while
+# it unloads): the table is kept, counted and said so, and a write to
+# retry_puts puts it once the HAL takes it again; nothing is left
+t_put_kept() {
+	core=$1
+	ctl $core "alloc $MB4" && va=$(cst $core last_va) &&
+		ctl $core "reg ${va#0x} $MB4" || { kp_why "alloc/reg"; return 1; }
+	echo 12 > /sys/module/npu_sim/parameters/fail_put || { kp_why "fail_put"; return 1; }
+	ctl $core "dereg $(cst $core last_id)" || { kp_why "dereg"; return 1; }
+	i=0
+	while [ "$(st leaked_tables)" != 1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(st leaked_tables)" = 1 ] && [ "$(st hal_tables)" = 1 ] && [ "$(st contexts)" = 1 ] ||
+		{ kp_why "after 10 refusals: leaked $(st leaked_tables) HAL tables $(st hal_tables) contexts $(st contexts)"; return 1; }
+	dmesg | grep -q "npu_peer_mem: put_pages refused 10 times (last -16) for $va: the table is kept" ||
+		{ kp_why "no 'kept' line"; return 1; }
+	echo 0 > /sys/module/npu_sim/parameters/fail_put
+	echo 1 > /sys/kernel/debug/npu_peer_mem/retry_puts || { kp_why "retry_puts"; return 1; }
+	i=0
+	while [ "$(st hal_tables)" != 0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(st leaked_tables)" = 0 ] || { kp_why "leaked $(st leaked_tables) after the retry"; return 1; }
+	dmesg | grep -q "npu_peer_mem: 1 kept table(s) put again" || { kp_why "no retry line"; return 1; }
+	ctl $core "free ${va#0x}" || { kp_why "free"; return 1; }
+	zero "a kept table put again"
+}
+
 # rmmod with a registration outstanding is refused; after it, it works
 t_core_rmmod() {
 	core=$1
@@ -802,6 +827,7 @@ kp_test mofed-cycles t_core_cycles mofed_core_sim
 kp_test mofed-partial-pages t_core_partial mofed_core_sim
 kp_test mofed-free-invalidates-once t_core_free_live mofed_core_sim
 kp_test mofed-put-refused-retried t_put_refused mofed_core_sim
+kp_test mofed-put-kept-retried t_put_kept mofed_core_sim
 # krping_npu's own registrations beside the core's: the owner's free still stops the test
 kp_test mofed-launch-server-frees-mid-bw t_launch_freed server "bw,size=1048576,duration=20" rdma
 kp_test mofed-launch-client-frees-mid-ping t_launch_freed client "size=65536,count=1000000,validate" start
