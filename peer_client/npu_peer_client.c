@@ -306,16 +306,17 @@ static void npu_put_table(struct npu_ctx *ctx)
 		return;
 	}
 	/*
-	 * A free callback starting now finds NPU_REG_PUT and returns at once,
-	 * so the provider's wait for it is short.  A refused put_pages has
-	 * not waited for one running: krping_npu waits here instead, as its
-	 * buffer goes on return.
+	 * A free callback starting now finds NPU_REG_PUT and returns at once.
+	 * One already running on this table is waited out here, not left to
+	 * the driver: its put of an exited process takes no lock, and would
+	 * free the table under the loop that runs the callback; and
+	 * krping_npu's buffer goes on return.
 	 */
-	if (!npu_table_put(ctx) &&
-	    !wait_event_timeout(npu_cb_wq, !READ_ONCE(ctx->cb_task),
-				NPU_CB_WAIT_MS * HZ / 1000))
+	if (!wait_event_timeout(npu_cb_wq, !READ_ONCE(ctx->cb_task),
+				msecs_to_jiffies(NPU_CB_WAIT_MS)))
 		pr_err("npu_peer_mem: a free callback on 0x%llx still runs after %u ms\n",
 		       ctx->va, NPU_CB_WAIT_MS);
+	npu_table_put(ctx);
 }
 
 /*

@@ -25,6 +25,9 @@ MODULE_PARM_DESC(abi, "peer-memory layout: auto, mofed (136 B) or yunscale (152 
 static bool abi_stubs;
 module_param(abi_stubs, bool, 0444);
 MODULE_PARM_DESC(abi_stubs, "yunscale: stubs returning NULL instead of NULL pointers");
+static bool ibt_selftest;
+module_param(ibt_selftest, bool, 0444);
+MODULE_PARM_DESC(ibt_selftest, "at load, check that the IBT entry check refuses a non-entry");
 
 typedef void *(*register_peer_t)(const void *client,
 				 invalidate_peer_memory *invalidate);
@@ -159,6 +162,11 @@ static int __init npu_peer_init(void)
 {
 	int ret;
 
+	if (ibt_selftest) {
+		ret = npu_sym_ibt_selftest();
+		if (ret)
+			return ret;
+	}
 	npu_wq = alloc_workqueue("npu_peer_mem", WQ_UNBOUND, 0);
 	if (!npu_wq)
 		return -ENOMEM;

@@ -61,5 +61,6 @@ struct npu_sym {
 int npu_sym_get(const char *name, struct npu_sym *s);
 void npu_sym_put(struct npu_sym *s);
 int npu_sym_show(struct seq_file *m, void *v);
+int npu_sym_ibt_selftest(void);
 
 #endif /* NPU_PROVIDER_H */

@@ -11,6 +11,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
+#include <linux/mm.h>
 
 #include "npu_sim_pool.h"
 
@@ -29,12 +30,16 @@ static bool sim_in_svm(u64 va)
 	       va - SIM_VA_BASE < ((u64)SIM_MAX_DEVS << SIM_VA_SHIFT);
 }
 
-/* The caller's allocation holding @va on @dev, under sim_lock. */
-static struct sim_alloc *sim_find_own(u64 va, unsigned int dev, pid_t tgid)
+/*
+ * The allocation holding @va on @dev of the caller's context @p (not of
+ * an earlier context of the same tgid), under sim_lock.
+ */
+static struct sim_alloc *sim_find_own(u64 va, unsigned int dev,
+				      struct sim_proc *p)
 {
 	struct sim_alloc *a = sim_find(va, 1);
 
-	return a && a->tgid == tgid && a->dev == dev ? a : NULL;
+	return a && a->proc == p && a->dev == dev ? a : NULL;
 }
 
 /*
@@ -44,23 +49,25 @@ static struct sim_alloc *sim_find_own(u64 va, unsigned int dev, pid_t tgid)
  * -EOPNOTSUPP), every page the caller's memory on that device, the next
  * allocation's too (a page of nobody's is -EINVAL).
  */
-static int sim_fill(struct sim_table *t, u64 va, u64 len, pid_t tgid)
+static int sim_fill(struct sim_table *t, u64 va, u64 len, struct sim_proc *p)
 {
 	unsigned int dev = (va - SIM_VA_BASE) >> SIM_VA_SHIFT;
-	struct sim_alloc *a = sim_find_own(va, dev, tgid);
+	struct sim_alloc *a = sim_find_own(va, dev, p);
 	u64 i, n, pg;
 
 	if (!a || (va & (sim_page_size - 1)) ||
 	    ((va + len - 1 - SIM_VA_BASE) >> SIM_VA_SHIFT) != dev)
 		return -EOPNOTSUPP;
 	n = p2p_page_count(va, len, sim_page_size);
-	t->pt.pages_info = kcalloc(n, sizeof(*t->pt.pages_info), GFP_KERNEL);
+	/* the driver's kvzalloc: a table of a 64 GiB window is large */
+	t->pt.pages_info = kvcalloc(n, sizeof(*t->pt.pages_info),
+				    GFP_KERNEL | __GFP_NOWARN);
 	if (!t->pt.pages_info)
 		return -EINVAL;		/* the driver's kvzalloc failing */
 	for (i = 0; i < n; i++) {
 		pg = va + i * sim_page_size;
 		if (pg >= a->va + a->size)
-			a = sim_find_own(pg, dev, tgid);
+			a = sim_find_own(pg, dev, p);
 		if (!a)
 			return -EINVAL;	/* no page there: the table not built */
 		t->pt.pages_info[i].pa = sim_dev_pa(&sim_devs[dev],
@@ -119,7 +126,7 @@ int hal_kernel_p2p_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
 	}
 	mutex_lock(&m->lock);
 	mutex_lock(&sim_lock);
-	ret = sim_fill(t, va, len, current->tgid);
+	ret = sim_fill(t, va, len, p);
 	if (!ret) {
 		t->proc = p;
 		t->free_cb = free_cb;
@@ -131,7 +138,7 @@ int hal_kernel_p2p_get_pages(u64 va, u64 len, p2p_free_callback free_cb,
 	mutex_unlock(&m->lock);
 	if (ret) {
 		atomic_inc(&sim_stats.refused);
-		kfree(t->pt.pages_info);
+		kvfree(t->pt.pages_info);
 		kfree(t);
 		goto out_proc;
 	}
@@ -166,9 +173,10 @@ int hal_kernel_p2p_put_pages(struct p2p_page_table *pt)
 		return -EBUSY;
 	t = container_of(pt, struct sim_table, pt);
 	mutex_lock(&sim_lock);
+	/* live, and not being put by another caller meanwhile */
 	list_for_each_entry(it, &sim_tables, all)
 		if (it == t) {
-			live = true;
+			live = !t->putting;
 			break;
 		}
 	if (live && fail_put) {
@@ -181,6 +189,8 @@ int hal_kernel_p2p_put_pages(struct p2p_page_table *pt)
 	}
 	if (live && t->proc->users)
 		m = &t->proc->mng[t->dev];
+	if (live)
+		t->putting = true;
 	mutex_unlock(&sim_lock);
 	if (!live) {
 		/* the driver reads freed memory here */
@@ -190,6 +200,9 @@ int hal_kernel_p2p_put_pages(struct p2p_page_table *pt)
 		return -EINVAL;
 	}
 	if (m && sim_in_loop(m, &sim_stats.put_in_callback, "put_pages")) {
+		mutex_lock(&sim_lock);
+		t->putting = false;	/* the table stays: the caller's to put */
+		mutex_unlock(&sim_lock);
 		module_put(THIS_MODULE);
 		return -EDEADLK;
 	}
@@ -206,7 +219,7 @@ int hal_kernel_p2p_put_pages(struct p2p_page_table *pt)
 	atomic_sub(pt->page_num, &sim_stats.pinned_pages);
 	atomic_dec(&sim_stats.tables);
 	sim_proc_put(t->proc);
-	kfree(pt->pages_info);
+	kvfree(pt->pages_info);
 	kfree(t);
 	module_put(THIS_MODULE);
 	return 0;
@@ -223,7 +236,7 @@ unsigned int sim_hal_drop_freed(void)
 		list_del(&t->node);
 		list_del(&t->all);
 		sim_proc_put(t->proc);
-		kfree(t->pt.pages_info);
+		kvfree(t->pt.pages_info);
 		kfree(t);
 		n++;
 	}

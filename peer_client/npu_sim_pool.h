@@ -98,6 +98,7 @@ struct sim_table {
 	p2p_free_callback free_cb;
 	void *data;
 	bool freed;			/* on sim_freed */
+	bool putting;			/* a put_pages of it is under way */
 };
 
 struct sim_stats {

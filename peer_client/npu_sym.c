@@ -105,38 +105,89 @@ static unsigned long npu_sym_lookup_entry(void)
 	return npu_sym_callable(NPU_SYM_LOOKUP, addr) ? addr : 0;
 }
 
-/* @name's address through kallsyms, callable, or 0.  Under npu_sym_lock. */
-static unsigned long npu_sym_kallsyms(const char *name)
+/* Is there a symbol @name?  A kprobe on it says, calling nothing. */
+static bool npu_sym_exists(const char *name)
 {
-	unsigned long addr;
+	struct kprobe kp = { .symbol_name = name };
+	int ret = register_kprobe(&kp);
+
+	if (!ret)
+		unregister_kprobe(&kp);
+	return ret != -ENOENT;
+}
+
+/*
+ * @name's address through kallsyms into *@addr, callable: 0; -ENOENT when
+ * there is no such symbol; -EPERM when there is one we cannot call (or
+ * cannot look up without calling what we may not).  Under npu_sym_lock.
+ */
+static int npu_sym_kallsyms(const char *name, unsigned long *addr)
+{
+	unsigned long a;
 
 	if (!npu_kallsyms_lookup) {
-		addr = npu_sym_lookup_entry();
-		if (!addr)
-			return 0;
-		npu_sym_note(NPU_SYM_LOOKUP, addr, NPU_SYM_BY_NAME);
-		npu_kallsyms_lookup = (void *)addr;
+		a = npu_sym_lookup_entry();
+		if (!a)
+			return npu_sym_exists(name) ? -EPERM : -ENOENT;
+		npu_sym_note(NPU_SYM_LOOKUP, a, NPU_SYM_BY_NAME);
+		npu_kallsyms_lookup = (void *)a;
 	}
-	addr = npu_kallsyms_lookup(name);
-	if (!addr || !npu_sym_callable(name, addr))
+	a = npu_kallsyms_lookup(name);
+	if (!a)
+		return -ENOENT;
+	if (!npu_sym_callable(name, a))
+		return -EPERM;
+	npu_sym_note(name, a, NPU_SYM_BY_NAME);
+	*addr = a;
+	return 0;
+}
+
+/*
+ * On an IBT kernel, that the check refuses what is not an entry: the
+ * kprobe's own address in kallsyms_lookup_name (past its ENDBR64) is
+ * refused, the entry taken.  Says so in one line; -EPROTO if not.
+ */
+int npu_sym_ibt_selftest(void)
+{
+	struct kprobe kp = { .symbol_name = NPU_SYM_LOOKUP };
+	unsigned long entry, in;
+	bool ok;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_X86_KERNEL_IBT)) {
+		pr_info("npu_peer_mem: IBT self-test: not an IBT kernel, nothing to check\n");
 		return 0;
-	npu_sym_note(name, addr, NPU_SYM_BY_NAME);
-	return addr;
+	}
+	ret = register_kprobe(&kp);
+	if (ret < 0)
+		return ret;
+	in = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	mutex_lock(&npu_sym_lock);
+	entry = npu_sym_lookup_entry();
+	mutex_unlock(&npu_sym_lock);
+	ok = entry && in != entry && npu_sym_callable("the entry", entry) &&
+	     !npu_sym_callable("the probe's address", in);
+	pr_info("npu_peer_mem: IBT self-test: %s entry 0x%lx %s, 0x%lx (+%lu) %s\n",
+		NPU_SYM_LOOKUP, entry, ok ? "taken" : "?", in, in - entry,
+		ok ? "refused" : "not refused: the check is broken");
+	return ok ? 0 : -EPROTO;
 }
 
 /* Hold the module defining @addr (none for vmlinux); -ENODEV if we cannot. */
 static int npu_sym_hold(const char *name, unsigned long addr,
 			struct module **mod)
 {
+	unsigned long a;
 	int ret = 0;
 
 	if (!npu_module_address) {
-		npu_module_address = (void *)npu_sym_kallsyms("__module_address");
-		if (!npu_module_address) {
-			pr_err("npu_peer_mem: no __module_address: cannot hold the module of %s\n",
+		if (npu_sym_kallsyms("__module_address", &a)) {
+			pr_err("npu_peer_mem: no __module_address to call: cannot hold the module of %s\n",
 			       name);
 			return -ENODEV;
 		}
+		npu_module_address = (void *)a;
 	}
 	preempt_disable();
 	*mod = npu_module_address(addr);
@@ -150,7 +201,8 @@ static int npu_sym_hold(const char *name, unsigned long addr,
 
 /*
  * Bind @name into @s with its module held.  0, -ENOENT when the symbol is
- * nowhere, or another negative errno when it cannot be held or called.
+ * nowhere, -EPERM when it cannot be called safely, -ENODEV when its
+ * module cannot be held.
  */
 int npu_sym_get(const char *name, struct npu_sym *s)
 {
@@ -167,8 +219,8 @@ int npu_sym_get(const char *name, struct npu_sym *s)
 		s->exported = true;
 		npu_sym_note(name, addr, "export");
 	} else {
-		addr = npu_sym_kallsyms(name);
-		ret = addr ? npu_sym_hold(name, addr, &s->mod) : -ENOENT;
+		ret = npu_sym_kallsyms(name, &addr) ?:
+		      npu_sym_hold(name, addr, &s->mod);
 	}
 	if (!ret) {
 		s->addr = addr;

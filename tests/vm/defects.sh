@@ -631,7 +631,10 @@ kp_fail_client() {
 # a sweep's second size cannot have its bw window (the first vmalloc after
 # the first size's stats went): ENOMEM, and nothing freed twice
 t_sweep_alloc_fail() {
-	kp_fail_client sweep-alloc "sym=vmalloc null=1 max=1 after=kp_stats_free" \
+	# vmalloc() is a macro over vmalloc_noprof() from 6.10
+	vm=vmalloc
+	grep -q ' vmalloc_noprof$' /proc/kallsyms && vm=vmalloc_noprof
+	kp_fail_client sweep-alloc "sym=$vm null=1 max=1 after=kp_stats_free" \
 		"bw,sizes=4096:8192,count=50" || return 1
 	[ "$CLI" = "errno=12" ] || { kp_why "client: $CLI, want errno=12"; return 1; }
 	grep -q "krping_npu $CID: no memory for a bw stream's window" /tmp/kmsg.fail ||

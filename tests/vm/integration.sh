@@ -335,8 +335,16 @@ kp_test bad-options t_bad
 # npu_peer_mem on this kernel: it loads over the emulated NPU, and every
 # address it resolved and calls is an entry (IBT kernels), then unloads
 t_peer_symbols() {
-	kp_peer_load || { kp_why "insmod npu_sim, npu_peer_mem"; return 1; }
+	kp_peer_load ibt_selftest=1 || { kp_why "insmod npu_sim, npu_peer_mem"; return 1; }
 	t_symbols hal_kernel_p2p_get_pages:export hal_kernel_p2p_put_pages:export || return 1
+	# on an IBT kernel the entry check refuses what is not an entry
+	if [ "$(st ibt)" = 1 ]; then
+		dmesg | grep -q "npu_peer_mem: IBT self-test: kallsyms_lookup_name entry 0x[0-9a-f]* taken, 0x[0-9a-f]* (+[0-9]*) refused" ||
+			{ kp_why "IBT self-test: $(dmesg | grep 'IBT self-test' | tail -1)"; return 1; }
+	else
+		dmesg | grep -q "npu_peer_mem: IBT self-test: not an IBT kernel" ||
+			{ kp_why "no IBT self-test line"; return 1; }
+	fi
 	rmmod npu_peer_mem && rmmod npu_sim || { kp_why "rmmod"; return 1; }
 }
 kp_test peer-symbols-are-entries t_peer_symbols

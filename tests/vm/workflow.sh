@@ -5,6 +5,8 @@
 cp /root/kpwrite /usr/bin/kpwrite
 A=192.0.2.1
 PORT=9300
+# a control message (struct kp_hello, version 5), in the records' byte counts
+HELLO=44
 
 t_setup() {
 	kp_rxe_up || { kp_why "rxe0 did not come up"; return 1; }
@@ -290,9 +292,9 @@ t_slat() {
 	kp_check_lat "$(kp_res $CID)" slat 64 1000 || return 1
 	[ "$(kp_res $SID)" = "slat served #bytes=64 #iterations=1050" ] ||
 		{ kp_why "server: $(kp_res $SID)"; return 1; }
-	[ "$(kp_col $CID 3)" = slat ] && [ "$(kp_col $CID 8)" = $((1050 * 64 + 80)) ] &&
-		[ "$(kp_col $CID 10)" = $((1050 * 64 + 80)) ] && [ "$(kp_col $CID 12)" = 0 ] &&
-		[ "$(kp_col $CID 14)" = 0 ] && [ "$(kp_col $SID 10)" = $((1050 * 64 + 80)) ] ||
+	[ "$(kp_col $CID 3)" = slat ] && [ "$(kp_col $CID 8)" = $((1050 * 64 + 2 * HELLO)) ] &&
+		[ "$(kp_col $CID 10)" = $((1050 * 64 + 2 * HELLO)) ] && [ "$(kp_col $CID 12)" = 0 ] &&
+		[ "$(kp_col $CID 14)" = 0 ] && [ "$(kp_col $SID 10)" = $((1050 * 64 + 2 * HELLO)) ] ||
 		{ kp_why "records: $(kp_rec $CID) / $(kp_rec $SID)"; return 1; }
 	j=$(kp_json $CID)
 	case "$j" in *'"test": "slat"'*'"t_typical": '*'"histogram": [['*) ;; *) kp_why "JSON: $j"; return 1 ;; esac
@@ -307,7 +309,7 @@ t_slat() {
 		n=$((n + 1))
 		kp_check_lat "$(kp_res $CID | sed -n ${n}p)" slat $size 200 || return 1
 	done
-	[ "$(kp_col $CID 4)" = npu ] && [ "$(kp_col $CID 8)" = $((200 * (1 + 4096 + 65536) + 6 * 40)) ] ||
+	[ "$(kp_col $CID 4)" = npu ] && [ "$(kp_col $CID 8)" = $((200 * (1 + 4096 + 65536) + 6 * HELLO)) ] ||
 		{ kp_why "npu record: $(kp_rec $CID)"; return 1; }
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,slat,duration=2,size=4096"
@@ -336,8 +338,8 @@ t_bw_send() {
 	kp_check_bw "$(kp_res $CID)" 16384 2000 bw_send || return 1
 	[ "$(kp_res $SID)" = "bw_send served #bytes=16384 #messages=2100" ] ||
 		{ kp_why "server: $(kp_res $SID)"; return 1; }
-	[ "$(kp_col $CID 3)" = bw_send ] && [ "$(kp_col $CID 8)" = $((2100 * 16384 + 80)) ] &&
-		[ "$(kp_col $SID 10)" = $((2100 * 16384 + 80)) ] && [ "$(kp_col $CID 12)" = 0 ] &&
+	[ "$(kp_col $CID 3)" = bw_send ] && [ "$(kp_col $CID 8)" = $((2100 * 16384 + 2 * HELLO)) ] &&
+		[ "$(kp_col $SID 10)" = $((2100 * 16384 + 2 * HELLO)) ] && [ "$(kp_col $CID 12)" = 0 ] &&
 		[ "$(kp_col $CID 14)" = 0 ] || { kp_why "records: $(kp_rec $CID) / $(kp_rec $SID)"; return 1; }
 	j=$(kp_json $CID)
 	case "$j" in *'"test": "bw_send"'*'"BW_average": '*'"MsgRate": '*) ;; *) kp_why "JSON: $j"; return 1 ;; esac
@@ -354,7 +356,7 @@ t_bw_send() {
 		kp_check_bw "$(kp_res $CID | sed -n ${n}p)" $size 300 bw_send || return 1
 	done
 	case "$(kp_res $CID | tail -1)" in *"BW_average[Gb/sec]="*) ;; *) kp_why "no Gb/s"; return 1 ;; esac
-	[ "$(kp_col $SID 10)" = $((300 * (512 + 4096 + 65536) + 6 * 40)) ] ||
+	[ "$(kp_col $SID 10)" = $((300 * (512 + 4096 + 65536) + 6 * HELLO)) ] ||
 		{ kp_why "npu server record: $(kp_rec $SID)"; return 1; }
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,duration=2,size=4096"
@@ -454,7 +456,7 @@ t_qps() {
 	kp_qp_sum $CID 3 300 || return 1
 	[ "$(kp_res $SID)" = "bw_send served #bytes=4096 #messages=900 #qps=3" ] ||
 		{ kp_why "bw_send server: $(kp_res $SID)"; return 1; }
-	[ "$(kp_col $SID 10)" = $((900 * 4096 + 3 * 80)) ] ||
+	[ "$(kp_col $SID 10)" = $((900 * 4096 + 6 * HELLO)) ] ||
 		{ kp_why "bw_send server record: $(kp_rec $SID)"; return 1; }
 	# duplex: the server streams on both connections too
 	PORT=$((PORT + 1))
@@ -478,17 +480,17 @@ t_qps() {
 kp_test qps t_qps
 
 # cpus= with a warm-up longer than the writer's bound on no progress
-# (twice the timeout and 1 s: 1.6 s here): the warm-up's completions are
+# (twice the timeout and 1 s: 3 s here): the warm-up's completions are
 # progress, and the run ends well (issue 39.1)
 t_qps_long_warmup() {
 	PORT=$((PORT + 1))
 	t0=$(now_ms)
-	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,count=50,size=65536,qps=2,cpus=0:1,warmup=3000,timeout=300"
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,count=50,size=65536,qps=2,cpus=0:1,warmup=3000,timeout=1000"
 	ms=$(($(now_ms) - t0))
 	case "$SRV $CLI" in *errno*)
-		kp_why "srv=$SRV cli=$CLI after $ms ms: $(dmesg | grep 'no thread moved' | tail -1)"; return 1 ;; esac
+		kp_why "srv=$SRV cli=$CLI after $ms ms: $(dmesg | grep -E 'no thread moved|did not all start' | tail -1)"; return 1 ;; esac
 	kp_qp_sum $CID 2 50 || return 1
-	[ $ms -gt 1600 ] || { kp_why "the run took $ms ms, within the 1600 ms bound: it proves nothing"; return 1; }
+	[ $ms -gt 3000 ] || { kp_why "the run took $ms ms, within the 3000 ms bound: it proves nothing"; return 1; }
 	kp_log "qps-long-warmup: 2 x 3000 warm-up writes of 64 KiB, $ms ms"
 	kp_idle
 }
