@@ -32,6 +32,9 @@
  *
  *   insmod kpdelay.ko sym=vmalloc null=1 max=1 after=kp_stats_free comm=kpwrite
  *
+ * @skip: let this many calls through first (those the filters above
+ * select), e.g. skip=1 fails the second vmalloc() instead.
+ *
  * x86-64 and arm64 only; hits then counts the calls refused.
  *
  * A kprobe handler must not sleep: the wait spins with preemption off,
@@ -72,6 +75,10 @@ module_param(offset, long, 0444);
 MODULE_PARM_DESC(offset, "sym's first argument's offset in its object (-1: not learned)");
 static int fail;
 static bool null;
+static int skip;
+module_param(skip, int, 0444);
+MODULE_PARM_DESC(skip, "let this many selected calls through first");
+static atomic_t skipped;
 module_param(null, bool, 0444);
 MODULE_PARM_DESC(null, "return 0 (NULL) instead of running sym");
 module_param(fail, int, 0444);
@@ -142,6 +149,8 @@ static int kpdelay_pre(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	/* an int argument: the register's upper half is not defined */
 	if (arg2 != -1 && (int)regs_get_kernel_argument(regs, 2) != (int)arg2)
+		return 0;
+	if (atomic_inc_return(&skipped) <= skip)
 		return 0;
 	if (atomic_inc_return(&hits) > max && max) {
 		atomic_dec(&hits);
@@ -245,7 +254,8 @@ static int __init kpdelay_init(void)
 {
 	int ret;
 
-	if (!*sym || ms > 2000 || max < 0 || fail > 0 || fail < -MAX_ERRNO)
+	if (!*sym || ms > 2000 || max < 0 || skip < 0 || fail > 0 ||
+	    fail < -MAX_ERRNO)
 		return -EINVAL;
 	if ((fail || null) && !KPDELAY_CAN_FAIL)
 		return -EOPNOTSUPP;

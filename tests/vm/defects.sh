@@ -628,13 +628,11 @@ kp_fail_client() {
 	kp_kmsg > /tmp/kmsg.fail
 	[ "$HITS" = 1 ] || { kp_why "$1: kpdelay failed $HITS calls, want 1"; return 1; }
 }
-# a sweep's second size cannot have its bw window (the first vmalloc after
-# the first size's stats went): ENOMEM, and nothing freed twice
+# a sweep's second size cannot have one of its bw stream's allocations
+# (after the first size's went): $1, a kpdelay selection of the call to
+# fail: ENOMEM, and nothing freed twice (KASAN in the debug lane)
 t_sweep_alloc_fail() {
-	# vmalloc() is a macro over vmalloc_noprof() from 6.10
-	vm=vmalloc
-	grep -q ' vmalloc_noprof$' /proc/kallsyms && vm=vmalloc_noprof
-	kp_fail_client sweep-alloc "sym=$vm null=1 max=1 after=kp_stats_free" \
+	kp_fail_client sweep-alloc "$1 null=1 max=1 after=kp_stats_free" \
 		"bw,sizes=4096:8192,count=50" || return 1
 	[ "$CLI" = "errno=12" ] || { kp_why "client: $CLI, want errno=12"; return 1; }
 	grep -q "krping_npu $CID: no memory for a bw stream's window" /tmp/kmsg.fail ||
@@ -643,7 +641,14 @@ t_sweep_alloc_fail() {
 		{ kp_why "the first size's result: $(kp_res "$CID")"; return 1; }
 	kp_idle "the failed sweep"
 }
-want teardown && kp_test sweep-alloc-fail t_sweep_alloc_fail
+# vmalloc() is a macro over vmalloc_noprof() from 6.10
+VM=vmalloc
+grep -q ' vmalloc_noprof$' /proc/kallsyms && VM=vmalloc_noprof
+if want teardown; then
+	kp_test sweep-alloc-fail-ring t_sweep_alloc_fail "sym=$VM"
+	kp_test sweep-alloc-fail-slots t_sweep_alloc_fail "sym=$VM skip=1"
+	kp_test sweep-alloc-fail-cpumask t_sweep_alloc_fail "sym=alloc_cpumask_var_node"
+fi
 # the device refuses a post without setting bad_wr (kpdelay returns from
 # rxe_post_send at once): the failure names the request posted, no oops.
 # The first post of the ping, once connected (the CM's MADs go through
