@@ -5,7 +5,7 @@
  *
  *   client                                server
  *   HELLO {buffer, mode, count or      ->  checks, allocates its buffer
- *          duration, size}
+ *          duration, size, warm-up}
  *                                      <-  HELLO_ACK {status, buffer}
  *   ... the mode's loop ...
  *                                      <-  SKIP {n} (bw_send: skips wanted)
@@ -13,6 +13,10 @@
  *                                      <-  FIN
  *   ... the same from HELLO for each further size of a sweep ...
  *   disconnect
+ *
+ * Version 5 of the hello carries the warm-up (the server's bound on the
+ * FIN counts it); a version 4 client (40 bytes, no warm-up) is served in
+ * its own version and length.
  *
  * The server learns the mode and sizes from each hello, so one
  * "server,addr=...,port=..." serves any client.  Each size gets fresh
