@@ -601,7 +601,8 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			if (nl_arg_num(optarg, &num) || num >= CPU_SETSIZE) {
-				fprintf(stderr, "npu_launch: --free-cpu %s: a CPU number below %d\n",
+				fprintf(stderr,
+					"npu_launch: --free-cpu %s: a CPU number below %d\n",
 					optarg, CPU_SETSIZE);
 				return 2;
 			}
@@ -609,7 +610,8 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			if (nl_arg_num(optarg, &num) || num > 255) {
-				fprintf(stderr, "npu_launch: --scan %s: a byte, 0 to 255 (decimal, or hex after 0x)\n",
+				fprintf(stderr,
+					"npu_launch: --scan %s: a byte, 0 to 255 (decimal, or hex after 0x)\n",
 					optarg);
 				return 2;
 			}

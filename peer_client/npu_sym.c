@@ -6,7 +6,8 @@
  *
  * __symbol_get() finds an export and holds its module.  From 6.5 (and in
  * stable trees: Debian's 6.1 and 5.10) it finds GPL exports only: the
- * HAL's are, MOFED's register call is not.  For those, kallsyms_lookup_name() (itself found through a kprobe) and
+ * HAL's are, MOFED's register call is not.  For those,
+ * kallsyms_lookup_name() (itself found through a kprobe), and
  * __module_address() to hold the owner.  An address found that way is
  * called indirectly: on a kernel built with IBT its first instruction
  * must be ENDBR64, or the call faults on a CPU that enforces IBT (the

@@ -47,12 +47,12 @@ typedef int64_t s64;
  */
 static inline u64 kp_mul_div(u64 a, u64 b, u64 c)
 {
-	if (!c || (u64)(((unsigned __int128)a * b) >> 64) >= c)
+	if (!c || (u64)(((__uint128_t)a * b) >> 64) >= c)
 		return U64_MAX;
 #ifdef __KERNEL__
 	return mul_u64_u64_div_u64(a, b, c);
 #else
-	return (u64)((unsigned __int128)a * b / c);
+	return (u64)((__uint128_t)a * b / c);
 #endif
 }
 
