@@ -8,8 +8,11 @@
  *
  * A table lives from get_pages to its put_pages, which is due exactly once
  * whether or not the memory was freed meanwhile.  Freeing the memory under
- * a table calls its free_callback; put_pages waits for a callback running
- * on its table, so it must never be called from inside one.
+ * a table calls its free_callback, in a loop over the tables of the
+ * owner's process and device that holds their lock; get_pages and
+ * put_pages of that process and device take it too, so neither is ever
+ * called from inside a callback, and a put from elsewhere waits for the
+ * whole loop (unless the owner has exited).
  */
 #ifndef NPU_PROVIDER_H
 #define NPU_PROVIDER_H
