@@ -214,6 +214,8 @@ kp_sim_reload() {
 	insmod $KP/npu_sim.ko "$@"
 }
 cst() { awk -v k="$2" '$1 == k { print $2 }' "/sys/kernel/debug/$1/status"; }
+# the kernel's page size in bytes (busybox has no getconf)
+kp_page_size() { awk '/^KernelPageSize:/ { print $2 * 1024; exit }' /proc/self/smaps; }
 # ctl CORE CMD: a command to a stand-in core
 ctl() { printf '%s' "$2" > "/sys/kernel/debug/$1/ctl"; }
 # zero WHEN: every counter of npu_peer_mem at zero
