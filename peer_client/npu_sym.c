@@ -6,13 +6,16 @@
  *
  * __symbol_get() finds an export and holds its module.  From 6.5 (and in
  * stable trees: Debian's 6.1 and 5.10) it finds GPL exports only: the
- * HAL's are, MOFED's register call is not.  For those,
- * kallsyms_lookup_name() (itself found through a kprobe), and
- * __module_address() to hold the owner.  An address found that way is
- * called indirectly: on a kernel built with IBT its first instruction
- * must be ENDBR64, or the call faults on a CPU that enforces IBT (the
- * kprobe sits after it, and objtool seals the ENDBR of functions nobody
- * takes the address of); we refuse such an entry rather than call it.
+ * HAL's are, MOFED's register call is not.  That one is found by name
+ * without calling anything found by name: a kprobe on it says where it
+ * is, and kallsyms how far into it the probe sits (past an ENDBR64 on
+ * IBT kernels), which gives the entry.  kallsyms_lookup_name() and
+ * __module_address() are not called: neither is exported, and a kernel
+ * built with IBT seals their ENDBR64 (measured on Debian's 6.12), so an
+ * indirect call faults on a CPU that enforces IBT.  The entry found is
+ * checked for ENDBR64 there too (an export's is never sealed), and its
+ * module, named by kallsyms, is held from the module list
+ * (CONFIG_KALLSYMS_ALL, which every kernel of the matrix has, names it).
  *
  * Every address bound is kept for debugfs npu_peer_mem/symbols, so that a
  * test can compare it with /proc/kallsyms.
@@ -21,25 +24,28 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "npu_provider.h"
 
-#define NPU_SYM_LOOKUP	"kallsyms_lookup_name"
 #define NPU_SYM_MAX	8
 #define NPU_ENDBR64	0xfa1e0ff3u	/* f3 0f 1e fa, read little-endian */
+/* how a symbol found by name was bound: its entry checked under IBT */
+#define NPU_SYM_BY_NAME	(IS_ENABLED(CONFIG_X86_KERNEL_IBT) ? \
+			 "kprobe endbr64" : "kprobe")
 
 static struct {
 	const char *name;
 	unsigned long addr;
-	const char *how;	/* "export", "kallsyms" or "kallsyms endbr64" */
+	const char *how;	/* "export", or NPU_SYM_BY_NAME */
 } npu_syms[NPU_SYM_MAX];
 static unsigned int npu_nsyms;
+/* npu_syms, and kallsyms' answers in npu_sym_buf */
 static DEFINE_MUTEX(npu_sym_lock);
-static unsigned long (*npu_kallsyms_lookup)(const char *name);
-static struct module *(*npu_module_address)(unsigned long addr);
+static char npu_sym_buf[KSYM_SYMBOL_LEN];	/* ~660 bytes: not on the stack */
 
 /* Keep @name's address for npu_sym_show(); the names are literals. */
 static void npu_sym_note(const char *name, unsigned long addr, const char *how)
@@ -57,15 +63,11 @@ static void npu_sym_note(const char *name, unsigned long addr, const char *how)
 	}
 }
 
-/* how a symbol found by name was bound: its entry checked under IBT */
-#define NPU_SYM_BY_NAME	(IS_ENABLED(CONFIG_X86_KERNEL_IBT) ? \
-			 "kallsyms endbr64" : "kallsyms")
-
 /* May @addr, found by name, be called indirectly on this kernel? */
 static bool npu_sym_callable(const char *name, unsigned long addr)
 {
 #ifdef CONFIG_X86_KERNEL_IBT
-	u32 insn;
+	u32 insn = 0;
 
 	if (copy_from_kernel_nofault(&insn, (void *)addr, sizeof(insn)) ||
 	    insn != NPU_ENDBR64) {
@@ -77,126 +79,82 @@ static bool npu_sym_callable(const char *name, unsigned long addr)
 	return true;
 }
 
-/* The entry of kallsyms_lookup_name(), or 0.  Under npu_sym_lock. */
-static unsigned long npu_sym_lookup_entry(void)
+/*
+ * Where @name is, from a kprobe on it: its entry into *@entry and the
+ * module kallsyms names into @owner ("vmlinux" for the kernel's own).
+ * -ENOENT when there is no such symbol.  Under npu_sym_lock.
+ */
+static int npu_sym_probe(const char *name, unsigned long *entry,
+			 char *owner, size_t len)
 {
-	struct kprobe kp = { .symbol_name = NPU_SYM_LOOKUP };
-	static char buf[KSYM_SYMBOL_LEN];	/* ~660 bytes: not on the stack */
+	struct kprobe kp = { .symbol_name = name };
+	size_t n = strlen(name);
 	unsigned long addr, off;
-	size_t len = strlen(NPU_SYM_LOOKUP);
+	char *m;
 	int ret;
 
 	ret = register_kprobe(&kp);
-	if (ret < 0) {
-		pr_err("npu_peer_mem: kprobe on %s: %d\n", NPU_SYM_LOOKUP, ret);
-		return 0;
-	}
+	if (ret < 0)
+		return ret;
 	addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
 
-	/* "kallsyms_lookup_name+0x4/0x40": the probe's offset in the function */
-	sprint_symbol(buf, addr);
-	if (strncmp(buf, NPU_SYM_LOOKUP, len) || buf[len] != '+' ||
-	    sscanf(buf + len, "+%lx/", &off) != 1 || off > addr) {
+	/* "name+0x4/0x40 [module]": the probe's offset in the function */
+	sprint_symbol(npu_sym_buf, addr);
+	if (strncmp(npu_sym_buf, name, n) || npu_sym_buf[n] != '+' ||
+	    sscanf(npu_sym_buf + n, "+%lx/", &off) != 1 || off > addr) {
 		pr_err("npu_peer_mem: the kprobe on %s sits at %s, not in it\n",
-		       NPU_SYM_LOOKUP, buf);
-		return 0;
+		       name, npu_sym_buf);
+		return -EPROTO;
 	}
-	addr -= off;
-	return npu_sym_callable(NPU_SYM_LOOKUP, addr) ? addr : 0;
-}
-
-/* Is there a symbol @name?  A kprobe on it says, calling nothing. */
-static bool npu_sym_exists(const char *name)
-{
-	struct kprobe kp = { .symbol_name = name };
-	int ret = register_kprobe(&kp);
-
-	if (!ret)
-		unregister_kprobe(&kp);
-	return ret != -ENOENT;
-}
-
-/*
- * @name's address through kallsyms into *@addr, callable: 0; -ENOENT when
- * there is no such symbol; -EPERM when there is one we cannot call (or
- * cannot look up without calling what we may not).  Under npu_sym_lock.
- */
-static int npu_sym_kallsyms(const char *name, unsigned long *addr)
-{
-	unsigned long a;
-
-	if (!npu_kallsyms_lookup) {
-		a = npu_sym_lookup_entry();
-		if (!a)
-			return npu_sym_exists(name) ? -EPERM : -ENOENT;
-		npu_sym_note(NPU_SYM_LOOKUP, a, NPU_SYM_BY_NAME);
-		npu_kallsyms_lookup = (void *)a;
-	}
-	a = npu_kallsyms_lookup(name);
-	if (!a)
-		return -ENOENT;
-	if (!npu_sym_callable(name, a))
-		return -EPERM;
-	npu_sym_note(name, a, NPU_SYM_BY_NAME);
-	*addr = a;
+	*entry = addr - off;
+	m = strchr(npu_sym_buf, '[');
+	strscpy(owner, m ? m + 1 : "vmlinux", len);
+	m = strchr(owner, ']');
+	if (m)
+		*m = '\0';
 	return 0;
 }
 
 /*
- * On an IBT kernel, that the check refuses what is not an entry: the
- * kprobe's own address in kallsyms_lookup_name (past its ENDBR64) is
- * refused, the entry taken.  Says so in one line; -EPROTO if not.
+ * Hold the loaded module named @owner; -ENODEV when it is not, is going,
+ * or cannot be told.  Every loaded module is on the list ours is on, and
+ * so is its head, which is no module: a node is taken only where kallsyms
+ * says it is __this_module's list of @owner, so nothing is read of the
+ * head as a module (KASAN would see a global read out of bounds).  Under
+ * npu_sym_lock.
  */
-int npu_sym_ibt_selftest(void)
-{
-	struct kprobe kp = { .symbol_name = NPU_SYM_LOOKUP };
-	unsigned long entry, in;
-	bool ok;
-	int ret;
-
-	if (!IS_ENABLED(CONFIG_X86_KERNEL_IBT)) {
-		pr_info("npu_peer_mem: IBT self-test: not an IBT kernel, nothing to check\n");
-		return 0;
-	}
-	ret = register_kprobe(&kp);
-	if (ret < 0)
-		return ret;
-	in = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-	mutex_lock(&npu_sym_lock);
-	entry = npu_sym_lookup_entry();
-	mutex_unlock(&npu_sym_lock);
-	ok = entry && in != entry && npu_sym_callable("the entry", entry) &&
-	     !npu_sym_callable("the probe's address", in);
-	pr_info("npu_peer_mem: IBT self-test: %s entry 0x%lx %s, 0x%lx (+%lu) %s\n",
-		NPU_SYM_LOOKUP, entry, ok ? "taken" : "?", in, in - entry,
-		ok ? "refused" : "not refused: the check is broken");
-	return ok ? 0 : -EPROTO;
-}
-
-/* Hold the module defining @addr (none for vmlinux); -ENODEV if we cannot. */
-static int npu_sym_hold(const char *name, unsigned long addr,
+static int npu_sym_hold(const char *name, const char *owner,
 			struct module **mod)
 {
-	unsigned long a;
-	int ret = 0;
+	char want[MODULE_NAME_LEN + 3];
+	unsigned long off;
+	struct module *m;
+	int ret = -ENODEV;
 
-	if (!npu_module_address) {
-		if (npu_sym_kallsyms("__module_address", &a)) {
-			pr_err("npu_peer_mem: no __module_address to call: cannot hold the module of %s\n",
-			       name);
-			return -ENODEV;
+	*mod = NULL;
+	if (!strcmp(owner, "vmlinux"))
+		return 0;
+	snprintf(want, sizeof(want), " [%s]", owner);
+	rcu_read_lock();
+	list_for_each_entry_rcu(m, &THIS_MODULE->list, list) {
+		/* "__this_module+0x8/0x500 [owner]" */
+		sprint_symbol(npu_sym_buf, (unsigned long)&m->list);
+		if (sscanf(npu_sym_buf, "__this_module+%lx/", &off) != 1 ||
+		    off != offsetof(struct module, list) ||
+		    !strstr(npu_sym_buf, want))
+			continue;
+		if (try_module_get(m)) {
+			*mod = m;
+			ret = 0;
 		}
-		npu_module_address = (void *)a;
+		break;
 	}
-	preempt_disable();
-	*mod = npu_module_address(addr);
-	if (*mod && !try_module_get(*mod))
-		ret = -ENODEV;
-	preempt_enable();
+	rcu_read_unlock();
 	if (ret)
-		pr_err("npu_peer_mem: the module of %s is going away\n", name);
+		pr_err("npu_peer_mem: cannot hold %s, the module of %s%s\n",
+		       owner, name, IS_ENABLED(CONFIG_KALLSYMS_ALL) ? "" :
+		       " (a kernel without CONFIG_KALLSYMS_ALL does not name it)");
 	return ret;
 }
 
@@ -207,9 +165,7 @@ static int npu_sym_hold(const char *name, unsigned long addr,
  */
 int npu_sym_get(const char *name, struct npu_sym *s)
 {
-	static char buf[KSYM_SYMBOL_LEN];
 	unsigned long addr;
-	char *mod;
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -218,21 +174,25 @@ int npu_sym_get(const char *name, struct npu_sym *s)
 	addr = (unsigned long)__symbol_get(name);
 	if (addr) {
 		s->exported = true;
+		/* "name+0x0/0x40 [module]": the owner, for the load line */
+		sprint_symbol(npu_sym_buf, addr);
+		strscpy(s->owner, strchr(npu_sym_buf, '[') ?
+			strchr(npu_sym_buf, '[') + 1 : "vmlinux",
+			sizeof(s->owner));
+		if (strchr(s->owner, ']'))
+			*strchr(s->owner, ']') = '\0';
 		npu_sym_note(name, addr, "export");
 	} else {
-		ret = npu_sym_kallsyms(name, &addr) ?:
-		      npu_sym_hold(name, addr, &s->mod);
+		ret = npu_sym_probe(name, &addr, s->owner, sizeof(s->owner));
+		if (!ret && !npu_sym_callable(name, addr))
+			ret = -EPERM;
+		if (!ret)
+			ret = npu_sym_hold(name, s->owner, &s->mod);
+		if (!ret)
+			npu_sym_note(name, addr, NPU_SYM_BY_NAME);
 	}
-	if (!ret) {
+	if (!ret)
 		s->addr = addr;
-		/* "name+0x0/0x40 [module]": the owner, for the load line */
-		sprint_symbol(buf, addr);
-		mod = strchr(buf, '[');
-		strscpy(s->owner, mod ? mod + 1 : "vmlinux", sizeof(s->owner));
-		mod = strchr(s->owner, ']');
-		if (mod)
-			*mod = '\0';
-	}
 	mutex_unlock(&npu_sym_lock);
 	return ret;
 }
@@ -247,6 +207,34 @@ void npu_sym_put(struct npu_sym *s)
 	else
 		module_put(s->mod);
 	s->addr = 0;
+}
+
+/*
+ * On an IBT kernel, that the check takes an entry and refuses what is not
+ * one: sprint_symbol (an export: its ENDBR64 never sealed) at its entry,
+ * and 4 bytes in.  One line; -EPROTO if the check is wrong either way.
+ */
+int npu_sym_ibt_selftest(void)
+{
+	char owner[MODULE_NAME_LEN];
+	unsigned long entry = 0;
+	bool ok;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_X86_KERNEL_IBT)) {
+		pr_info("npu_peer_mem: IBT self-test: not an IBT kernel, nothing to check\n");
+		return 0;
+	}
+	mutex_lock(&npu_sym_lock);
+	ret = npu_sym_probe("sprint_symbol", &entry, owner, sizeof(owner));
+	mutex_unlock(&npu_sym_lock);
+	if (ret)
+		return ret;
+	ok = npu_sym_callable("sprint_symbol", entry) &&
+	     !npu_sym_callable("sprint_symbol+4", entry + 4);
+	pr_info("npu_peer_mem: IBT self-test: sprint_symbol's entry 0x%lx %s, +4 %s\n",
+		entry, ok ? "taken" : "?", ok ? "refused" : "not refused: the check is wrong");
+	return ok ? 0 : -EPROTO;
 }
 
 /*

@@ -233,8 +233,9 @@ kp_idle() {
 }
 
 # t_symbols NAME:HOW...: each NAME bound by npu_peer_mem the way HOW says
-# (export: __symbol_get; kallsyms: by name, its entry checked), and every
-# address it bound is the symbol's entry in /proc/kallsyms
+# (export: __symbol_get; kprobe: found by name, its entry checked for
+# ENDBR64 on an IBT kernel, "kprobe endbr64"), and every address it bound
+# is the symbol's entry in /proc/kallsyms
 t_symbols() {
 	f=/sys/kernel/debug/npu_peer_mem/symbols
 	for w in "$@"; do
@@ -243,7 +244,7 @@ t_symbols() {
 	done
 	while read -r n a how rest; do
 		# an entry bound by name on an IBT kernel was checked for ENDBR64
-		[ "$how" != kallsyms ] || [ "$(st ibt)" = 0 ] || [ "$rest" = endbr64 ] ||
+		[ "$how" != kprobe ] || [ "$(st ibt)" = 0 ] || [ "$rest" = endbr64 ] ||
 			{ kp_why "$n bound by name on an IBT kernel, its entry not checked"; return 1; }
 		a=${a#0x}
 		while [ ${#a} -lt 16 ]; do a=0$a; done
@@ -255,15 +256,12 @@ t_symbols() {
 # t_core_symbols CORE: MOFED's register call bound (a non-GPL export:
 # __symbol_get finds it only where the kernel still allows that, which
 # Debian's 6.1 and 5.10 no longer do: the 6.5 change reached their stable
-# trees), through kallsyms with its helpers otherwise, and the core's
-# module held either way
+# trees), found by name otherwise, and the core's module held either way
 t_core_symbols() {
 	f=/sys/kernel/debug/npu_peer_mem/symbols
 	route=$(awk '$1 == "ib_register_peer_memory_client" { print $3 }' $f)
 	case $route in
-	export) t_symbols ib_register_peer_memory_client:export ib_unregister_peer_memory_client:export ;;
-	kallsyms) t_symbols kallsyms_lookup_name:kallsyms __module_address:kallsyms \
-		ib_register_peer_memory_client:kallsyms ib_unregister_peer_memory_client:kallsyms ;;
+	export|kprobe) t_symbols ib_register_peer_memory_client:$route ib_unregister_peer_memory_client:$route ;;
 	*) kp_why "ib_register_peer_memory_client not bound: $(tr '\n' ' ' < $f)"; false ;;
 	esac || return 1
 	[ "$(cat /sys/module/$1/refcnt)" -ge 1 ] || { kp_why "$1 not held (refcnt $(cat /sys/module/$1/refcnt))"; return 1; }
