@@ -281,8 +281,14 @@ static int core_reg(u64 va, size_t size, u32 *id)
 	spin_lock(&core_mr_lock);
 	mr->id = core_next_id++;
 	spin_unlock(&core_mr_lock);
-	/* as MOFED: the mapping lock is held until the MR is complete */
-	mutex_lock(&mr->lock);
+	/*
+	 * As MOFED: the mapping lock is held until the MR is complete.  Its
+	 * get_pages may wait for a free loop of the same process and device,
+	 * whose callbacks take the mapping lock of other MRs (invalidate);
+	 * never this one's, which has no table yet: a lock of its own role
+	 * for lockdep, not one cycle of one class.
+	 */
+	mutex_lock_nested(&mr->lock, SINGLE_DEPTH_NESTING);
 	spin_lock(&core_mr_lock);
 	list_add(&mr->node, &core_mrs);
 	spin_unlock(&core_mr_lock);
