@@ -898,18 +898,11 @@ void kp_probe_end(struct kp_conn *c)
  */
 static int kp_slice_over(struct kp_conn *c)
 {
-	/* an iWARP READ names exactly one sink (siw refuses others) */
-	struct ib_sge sink = {
-		.addr = c->recv_dma,	/* nothing lands: no length */
-		.lkey = c->pd->local_dma_lkey,
-	};
 	struct ib_rdma_wr wr = {
 		.wr = {
 			.wr_id = KP_WR_PROBE,
 			.opcode = c->probe_read ? IB_WR_RDMA_READ :
 				  IB_WR_RDMA_WRITE,
-			.sg_list = c->probe_read ? &sink : NULL,
-			.num_sge = c->probe_read ? 1 : 0,
 			.send_flags = IB_SEND_SIGNALED,
 		},
 	};

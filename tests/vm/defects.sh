@@ -705,12 +705,13 @@ t_siw_dead_peer() {
 	cp=$!
 	sleep 3
 	[ "$(kp_col "$SID" 5)" = siw1 ] || { kp_why "the server runs on $(kp_col "$SID" 5)"; kill $cp; return 1; }
-	tc qdisc add dev lo root netem loss 100% || { kp_why "netem on lo"; kill $cp; return 1; }
+	# iproute2's tc: busybox's applet of the name has no netem
+	/usr/bin/tc qdisc add dev lo root netem loss 100% || { kp_why "netem on lo"; kill $cp; return 1; }
 	t0=$(date +%s)
 	i=0
 	while kill -0 $SP 2>/dev/null && [ $i -lt 100 ]; do sleep 1; i=$((i + 1)); done
 	t1=$(date +%s)
-	tc qdisc del dev lo root
+	/usr/bin/tc qdisc del dev lo root
 	wait $SP
 	wait $cp
 	srv=$(cat /tmp/srv.out)
@@ -734,8 +735,8 @@ t_siw_imm_refused() {
 	for m in slat bw,send wlat,imm; do
 		PORT=$((PORT + 1))
 		out=$(kpwrite "client,addr=192.0.5.1,port=$PORT,$m,count=10")
-		name=$m; [ "$m" = bw,send ] && name=bw_send
-		[ "$out" = "errno=95" ] && dmesg | tail -5 | grep -q "$name uses immediate data, which iWARP (siw2) does not have" ||
+		mode=$m; [ "$m" = bw,send ] && mode=bw_send
+		[ "$out" = "errno=95" ] && dmesg | tail -5 | grep -q "$mode uses immediate data, which iWARP (siw2) does not have" ||
 			{ kp_why "$m on siw: $out, $(dmesg | tail -2 | tr '\n' '|')"; rc=1; break; }
 	done
 	rdma link delete siw2 && ip link del d3 || { kp_why "siw2 away"; return 1; }
