@@ -35,8 +35,6 @@
 #include <linux/scatterlist.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
-#include <linux/log2.h>
-#include <linux/sizes.h>
 #include <linux/io.h>
 
 #include "npu_provider.h"

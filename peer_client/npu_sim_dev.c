@@ -40,7 +40,7 @@ static int sim_open(struct inode *inode, struct file *file)
 	if (!sf)
 		return -ENOMEM;
 	mutex_lock(&sim_lock);
-	sf->proc = sim_proc_use(current->tgid, true);
+	sf->proc = sim_proc_use(current->tgid);
 	mutex_unlock(&sim_lock);
 	if (!sf->proc) {
 		kfree(sf);

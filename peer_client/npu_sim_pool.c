@@ -114,10 +114,10 @@ struct sim_alloc *sim_find(u64 va, u64 len)
 }
 
 /*
- * A use of @tgid's NPU context, under sim_lock; with @create a process
- * without one gets it.  NULL when it has none (or no memory for one).
+ * A use of @tgid's NPU context, under sim_lock: a process without one gets
+ * it.  NULL when there is no memory for one.
  */
-struct sim_proc *sim_proc_use(pid_t tgid, bool create)
+struct sim_proc *sim_proc_use(pid_t tgid)
 {
 	struct sim_proc *p;
 	unsigned int d;
@@ -127,8 +127,6 @@ struct sim_proc *sim_proc_use(pid_t tgid, bool create)
 			p->users++;
 			return p;
 		}
-	if (!create)
-		return NULL;
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return NULL;
@@ -275,7 +273,7 @@ int sim_alloc_for(unsigned int dev, size_t size, pid_t tgid,
 	}
 	first = bitmap_find_next_zero_area(sim_devs[dev].map,
 					   sim_devs[dev].npages, 0, a->npages, 0);
-	a->proc = first < sim_devs[dev].npages ? sim_proc_use(tgid, true) : NULL;
+	a->proc = first < sim_devs[dev].npages ? sim_proc_use(tgid) : NULL;
 	if (!a->proc) {
 		sim_uncharge(a);
 		ret = -ENOMEM;

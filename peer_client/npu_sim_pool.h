@@ -130,7 +130,7 @@ extern struct sim_dev sim_devs[SIM_MAX_DEVS];
 u64 sim_dev_pa(struct sim_dev *sd, unsigned long i);
 u64 sim_dev_base(unsigned int dev);
 struct sim_alloc *sim_find(u64 va, u64 len);
-struct sim_proc *sim_proc_use(pid_t tgid, bool create);
+struct sim_proc *sim_proc_use(pid_t tgid);
 struct sim_proc *sim_proc_find(pid_t tgid);
 void sim_proc_unuse(struct sim_proc *p);
 void sim_proc_put(struct sim_proc *p);
