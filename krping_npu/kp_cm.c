@@ -277,14 +277,8 @@ static void kp_conn_ready(struct kp_conn *c)
 		attr.max_dest_rd_atomic);
 	if (attr.max_rd_atomic && attr.max_rd_atomic < c->rd_atom)
 		c->rd_atom = attr.max_rd_atomic;
-	/*
-	 * The peer takes our READs: probes can be READs (kp_slice_over()).
-	 * Not on iWARP yet: siw refuses a READ without one sink (-EINVAL)
-	 * and fails one into an empty sink (local length error), so a
-	 * zero-length READ cannot probe there; a one-byte READ of the
-	 * peer's buffer is issue 39's item 3, still open.
-	 */
-	c->probe_read = attr.max_rd_atomic > 0 && !c->iwarp;
+	/* the peer takes our READs: probes can be READs (kp_slice_over()) */
+	c->probe_read = attr.max_rd_atomic > 0;
 }
 
 static int kp_run_test(struct kp_test *t)

@@ -15,8 +15,9 @@
  *   disconnect
  *
  * Version 5 of the hello carries the warm-up (the server's bound on the
- * FIN counts it); a version 4 client (40 bytes, no warm-up) is served in
- * its own version and length.
+ * FIN counts it), version 6 each side's probe target (iWARP's probes,
+ * kp_verbs.c); a version 4 (40 bytes, no warm-up) or 5 (44 bytes) client
+ * is served in its own version and length.
  *
  * The server learns the mode and sizes from each hello, so one
  * "server,addr=...,port=..." serves any client.  Each size gets fresh
@@ -29,6 +30,14 @@
 #define KP_REMOTE_ALL	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
 			 IB_ACCESS_REMOTE_WRITE)
 
+/* The length of a hello of version @ver (4 to KP_HELLO_VERSION). */
+static u32 kp_hello_len(u8 ver)
+{
+	if (ver == KP_HELLO_V4)
+		return KP_HELLO_V4_LEN;
+	return ver == 5 ? KP_HELLO_V5_LEN : sizeof(struct kp_hello);
+}
+
 static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 			 u8 flags, u32 skip)
 {
@@ -40,7 +49,7 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 	if (c->rdma.mr)
 		kp_set_info(&h->info, &c->rdma, c->t->size);
 	h->magic = cpu_to_be32(KP_HELLO_MAGIC);
-	h->version = c->peer_v4 ? KP_HELLO_V4 : KP_HELLO_VERSION;
+	h->version = c->peer_ver;
 	h->type = type;
 	h->mode = c->t->mode;
 	h->flags = flags | (c->t->duplex ? KP_HELLO_DUPLEX : 0) |
@@ -52,37 +61,45 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 	h->skip = cpu_to_be32(skip);
 	if (c->t->opts.role == KP_ROLE_CLIENT)
 		h->warmup = cpu_to_be32(c->t->opts.warmup);
-	/* a version 4 client's receive holds no more */
-	return kp_post_send_msg(c, c->peer_v4 ? KP_HELLO_V4_LEN : sizeof(*h),
-				0);
+	if (c->probe_buf.mr)
+		kp_set_info(&h->probe, &c->probe_buf, KP_PROBE_LEN);
+	/* an older client's receive holds no more */
+	return kp_post_send_msg(c, kp_hello_len(c->peer_ver), 0);
 }
 
-/* Receive a hello of @type (or check the one already received). */
+/*
+ * Receive a hello of @type (or check the one already received).  A
+ * server takes a client's HELLO of any version from 4, and answers it in
+ * that version; a client takes only its own.
+ */
 static int kp_check_hello(struct kp_conn *c, enum kp_msg_type type,
 			  bool received)
 {
 	const struct kp_hello *h = c->recv_msg;
-	bool v4;
+	bool client = c->t->opts.role == KP_ROLE_CLIENT;
 	int ret;
+	u8 ver;
 
 	if (!received) {
 		ret = kp_wait_for(c, KP_WR_RECV, 0);
 		if (ret)
 			return ret;
 	}
-	v4 = c->recv_len == KP_HELLO_V4_LEN && h->version == KP_HELLO_V4;
-	if ((c->recv_len != sizeof(*h) && !v4) ||
-	    be32_to_cpu(h->magic) != KP_HELLO_MAGIC ||
-	    (!v4 && h->version != KP_HELLO_VERSION) || h->type != type ||
-	    (c->t->opts.role == KP_ROLE_CLIENT && v4)) {
+	ver = c->recv_len >= KP_HELLO_V4_LEN ? h->version : 0;
+	if (ver < KP_HELLO_V4 || ver > KP_HELLO_VERSION ||
+	    c->recv_len != kp_hello_len(ver) ||
+	    be32_to_cpu(h->magic) != KP_HELLO_MAGIC || h->type != type ||
+	    (type == KP_MSG_HELLO ? client : ver != c->peer_ver)) {
 		kp_err(c->t, "bad control message: %u bytes, version %u, type %u (want %u)",
-		       c->recv_len, c->recv_len >= KP_HELLO_V4_LEN ? h->version : 0,
+		       c->recv_len, ver,
 		       c->recv_len >= KP_HELLO_V4_LEN ? h->type : 0, type);
 		return -EPROTO;
 	}
 	/* a server answers each client in the version it speaks */
 	if (type == KP_MSG_HELLO)
-		c->peer_v4 = v4;
+		c->peer_ver = ver;
+	if (ver >= 6 && (type == KP_MSG_HELLO || type == KP_MSG_HELLO_ACK))
+		kp_get_probe_info(c, &h->probe);
 	return 0;
 }
 
@@ -117,11 +134,16 @@ static void kp_test_release(struct kp_conn *c)
 }
 
 /*
- * ... registered for the peer's READs and WRITEs, once per size.  fr
- * registers its buffer in its own loop, and its server has none.
+ * ... registered for the peer's READs and WRITEs, once per size (and on
+ * iWARP, the connection's probe target, once).  fr registers its buffer
+ * in its own loop, and its server has none.
  */
 static int kp_test_prepare(struct kp_conn *c)
 {
+	int ret = kp_probe_target(c);
+
+	if (ret)
+		return ret;
 	if (c->t->mode == KP_MODE_FR)
 		return c->t->opts.role == KP_ROLE_CLIENT ? kp_test_alloc(c) : 0;
 	return kp_test_alloc(c) ?:
@@ -366,7 +388,7 @@ static int kp_test_check(struct kp_conn *c)
 	u32 count = be32_to_cpu(h->count);
 	u32 duration_s = be32_to_cpu(h->duration);
 	u32 size = be32_to_cpu(h->info.size);
-	u32 warmup = c->peer_v4 ? 0 : be32_to_cpu(h->warmup);
+	u32 warmup = c->peer_ver < 5 ? 0 : be32_to_cpu(h->warmup);
 	bool duplex = h->flags & KP_HELLO_DUPLEX;
 	int ret;
 

@@ -118,6 +118,7 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		return -EOPNOTSUPP;
 	}
 	c->iwarp = rdma_protocol_iwarp(dev, id->port_num);
+	c->peer_ver = KP_HELLO_VERSION;
 	if (c->t->opts.role == KP_ROLE_CLIENT) {
 		/* the client's test as kp_test_client() will set it */
 		ret = kp_imm_refused(c, dev, c->t->opts.mode,
@@ -197,6 +198,67 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * iWARP: a few bytes of host memory for the connection's life, the peer's
+ * READ probes' source and the sink of ours (kp_slice_over()); a READ's
+ * sink takes remote writes on iWARP.  Other transports probe without
+ * memory.  Set up once the QP can post, before the first hello.
+ */
+int kp_probe_target(struct kp_conn *c)
+{
+	struct kp_buf *b = &c->probe_buf;
+	struct ib_device *dev = kp_dev(c);
+	int n, ret;
+
+	if (!c->iwarp || b->mr)
+		return 0;
+	b->vaddr = kzalloc(KP_PROBE_LEN, GFP_KERNEL);
+	if (!b->vaddr)
+		return -ENOMEM;
+	b->size = KP_PROBE_LEN;
+	b->dma = ib_dma_map_single(dev, b->vaddr, KP_PROBE_LEN,
+				   DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, b->dma)) {
+		kfree(b->vaddr);
+		b->vaddr = NULL;
+		return -ENOMEM;
+	}
+	b->mapped = true;
+	b->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, 1);
+	if (IS_ERR(b->mr)) {
+		ret = PTR_ERR(b->mr);
+		b->mr = NULL;
+		kp_err(c->t, "probe target: ib_alloc_mr: %d", ret);
+		return ret;
+	}
+	sg_init_table(&b->sg, 1);
+	sg_dma_address(&b->sg) = b->dma;
+	sg_dma_len(&b->sg) = KP_PROBE_LEN;
+	/* kzalloc(16) is 16-aligned: one page */
+	n = ib_map_mr_sg(b->mr, &b->sg, 1, NULL, PAGE_SIZE);
+	if (n != 1) {
+		kp_err(c->t, "probe target: ib_map_mr_sg: %d", n);
+		return n < 0 ? n : -EINVAL;
+	}
+	return kp_post_reg(c, b, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			   IB_ACCESS_REMOTE_WRITE, true) ?:
+	       kp_wait_for(c, KP_WR_REG, 0);
+}
+
+/* ... gone with the QP that could reach it (kp_free_verbs()) */
+static void kp_probe_target_free(struct kp_conn *c)
+{
+	struct kp_buf *b = &c->probe_buf;
+
+	if (b->mr)
+		ib_dereg_mr(b->mr);
+	if (b->mapped)
+		ib_dma_unmap_single(kp_dev(c), b->dma, KP_PROBE_LEN,
+				    DMA_BIDIRECTIONAL);
+	kfree(b->vaddr);
+	memset(b, 0, sizeof(*b));
 }
 
 /*
@@ -329,6 +391,7 @@ void kp_free_verbs(struct kp_conn *c)
 	}
 	kp_stats_free(c);
 	if (c->pd) {
+		kp_probe_target_free(c);
 		kp_buf_free(c, &c->start);
 		kp_buf_free(c, &c->rdma);
 		kp_ctrl_free(c, &c->recv_msg, c->recv_dma);
@@ -771,6 +834,14 @@ void kp_get_info(struct kp_conn *c, const struct kp_rdma_info *info)
 	c->remote_len = be32_to_cpu(info->size);
 }
 
+/* The peer's probe target, from a version 6 hello: none if no length. */
+void kp_get_probe_info(struct kp_conn *c, const struct kp_rdma_info *info)
+{
+	c->peer_probe_addr = be64_to_cpu(info->buf);
+	c->peer_probe_rkey = be32_to_cpu(info->rkey);
+	c->peer_probe = be32_to_cpu(info->size) > KP_PROBE_SINK;
+}
+
 /*
  * -ECONNRESET once the peer disconnected or the CM reported an error;
  * -EFAULT once NPU memory of the test was freed under it.
@@ -861,13 +932,17 @@ u32 kp_peer_wait_ms(struct kp_test *t)
 
 /*
  * The waits from here on are on the peer (probe=): each probe_ms without
- * a completion sends it a probe, a zero-length RDMA READ, which only the
- * peer's response completes on every transport (an iWARP WRITE completes
- * once TCP has taken it) and which its HCA answers without its CPU and
- * without memory (IBTA C9-88: no rkey is checked); a WRITE where the
- * peer grants no READs.  While probes come back, the wait goes on, up to
- * its outer bound (kp_peer_wait_ms()); a probe that fails (the QP's
- * retries exhausted: the peer is gone) ends it.
+ * a completion sends it a probe, an RDMA READ, which only the peer's
+ * response completes (an iWARP WRITE completes once TCP has taken it).
+ * On InfiniBand and RoCE it reads nothing: the peer's HCA answers without
+ * its CPU and without memory (IBTA C9-88: no rkey is checked).  iWARP
+ * has no zero-length READ (siw: -EINVAL with no sink, a local length
+ * error with an empty one): it reads one byte of the target the peer
+ * advertised in its hello (kp_probe_target()).  A WRITE where the peer
+ * grants no READs, or on iWARP names no target (an older client).
+ * While probes come back, the wait goes on, up to its outer bound
+ * (kp_peer_wait_ms()); a probe that fails (the QP's retries exhausted:
+ * the peer is gone) ends it.
  */
 void kp_probe_begin(struct kp_conn *c)
 {
@@ -898,17 +973,30 @@ void kp_probe_end(struct kp_conn *c)
  */
 static int kp_slice_over(struct kp_conn *c)
 {
+	struct ib_sge sink = {
+		.addr = c->probe_buf.mr ? c->probe_buf.mr->iova + KP_PROBE_SINK : 0,
+		.length = 1,
+		.lkey = c->probe_buf.mr ? c->probe_buf.mr->lkey : 0,
+	};
 	struct ib_rdma_wr wr = {
 		.wr = {
 			.wr_id = KP_WR_PROBE,
-			.opcode = c->probe_read ? IB_WR_RDMA_READ :
-				  IB_WR_RDMA_WRITE,
+			.opcode = IB_WR_RDMA_WRITE,
 			.send_flags = IB_SEND_SIGNALED,
 		},
 	};
 	u64 now = ktime_get_ns();
 	int ret;
 
+	if (c->probe_read && !c->iwarp) {
+		wr.wr.opcode = IB_WR_RDMA_READ;
+	} else if (c->probe_read && c->peer_probe && c->probe_buf.mr) {
+		wr.wr.opcode = IB_WR_RDMA_READ;
+		wr.wr.sg_list = &sink;
+		wr.wr.num_sge = 1;
+		wr.remote_addr = c->peer_probe_addr;
+		wr.rkey = c->peer_probe_rkey;
+	}
 	if (!c->probing) {
 		kp_err(c->t, "no completion within %u ms", c->wait_ms);
 		return -ETIMEDOUT;

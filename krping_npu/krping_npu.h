@@ -45,6 +45,9 @@
  * net for one that never ends.
  */
 #define KP_PROBE_LOST_S		60
+/* iWARP's probe target: a READ's source, then the peer's READ's sink */
+#define KP_PROBE_LEN		16
+#define KP_PROBE_SINK		8
 
 /* kp_poll(): empty polls before sleeping on the CQ */
 #define KP_SPIN_ALWAYS		UINT_MAX	/* busy-poll (perftest's default) */
@@ -67,8 +70,11 @@ struct kp_rdma_info {
 } __packed;
 
 #define KP_HELLO_MAGIC		0x4b504e55	/* "KPNU" */
-/* 5: the client's warm-up; a version 4 client (40 bytes) is still served */
-#define KP_HELLO_VERSION	5
+/*
+ * 6: each side's probe target (iWARP); 5: the client's warm-up.  A
+ * version 4 or 5 client is still served, in its own version and length.
+ */
+#define KP_HELLO_VERSION	6
 #define KP_HELLO_V4		4
 
 enum kp_msg_type {
@@ -102,10 +108,16 @@ struct kp_hello {
 	 */
 	__be32 skip;
 	__be32 warmup;		/* HELLO (version 5): untimed messages first */
+	/*
+	 * version 6, iWARP: a few bytes of this side's that live as long as
+	 * the connection, for the peer's one-byte READ probes (kp_verbs.c)
+	 */
+	struct kp_rdma_info probe;
 } __packed;
 
-/* a version 4 hello: all but the warm-up */
+/* the length of a hello of version 4, 5 and 6 */
 #define KP_HELLO_V4_LEN		offsetof(struct kp_hello, warmup)
+#define KP_HELLO_V5_LEN		offsetof(struct kp_hello, probe)
 
 /* wlat, slat, bw,send: the immediate data of the client's last message */
 #define KP_IMM_LAST		0x80000000u
@@ -144,7 +156,7 @@ enum kp_wr {
 	KP_WR_SKIP,		/* a zero-length SEND using up a peer's receive */
 	KP_WR_FENCE_SQ,		/* a free callback's markers (kp_npu.c) */
 	KP_WR_FENCE_RQ,
-	KP_WR_PROBE,		/* a zero-length WRITE: is the peer there? */
+	KP_WR_PROBE,		/* is the peer there? (kp_slice_over()) */
 };
 
 enum kp_cm_state {
@@ -401,7 +413,7 @@ struct kp_conn {
 	u32 errors;		/* failed completions, for progress reports */
 	/*
 	 * probe=: the current wait is on the peer (kp_probe_begin()): it
-	 * lasts while zero-length WRITEs to the peer complete.
+	 * lasts while READs of (or WRITEs to) the peer complete.
 	 */
 	bool probing;
 	bool probe_out;		/* a probe is posted, not yet completed */
@@ -409,7 +421,7 @@ struct kp_conn {
 	u32 probe_outer_ms;	/* ... from its start */
 	bool probe_read;	/* probes are READs: the peer grants them */
 	bool iwarp;		/* the connection's device speaks iWARP */
-	bool peer_v4;		/* the client speaks hello version 4 */
+	u8 peer_ver;		/* the hello version the client speaks */
 	u64 probe_at;		/* ns: the outstanding probe was posted */
 	u64 alive_at;		/* ns: the peer's last sign of life */
 	u32 probes;		/* probes answered */
@@ -450,6 +462,15 @@ struct kp_conn {
 	u64 remote_addr;
 	u32 remote_rkey;
 	u32 remote_len;
+
+	/*
+	 * iWARP: KP_PROBE_LEN bytes registered for the connection's life,
+	 * the peer's READ probes' source and ours' sink; the peer's.
+	 */
+	struct kp_buf probe_buf;
+	u64 peer_probe_addr;
+	u32 peer_probe_rkey;
+	bool peer_probe;	/* the peer advertised its probe target */
 
 	struct kp_stream stream;
 	u64 reaped;		/* bw completions reaped, warm-up included */
@@ -540,6 +561,8 @@ void kp_sge_local(struct kp_conn *c, struct kp_buf *b, struct ib_sge *sge,
 		  u32 len);
 void kp_set_info(struct kp_rdma_info *info, struct kp_buf *b, u32 len);
 void kp_get_info(struct kp_conn *c, const struct kp_rdma_info *info);
+void kp_get_probe_info(struct kp_conn *c, const struct kp_rdma_info *info);
+int kp_probe_target(struct kp_conn *c);
 int kp_cm_check(struct kp_conn *c);
 u32 kp_peer_wait_ms(struct kp_test *t);
 int kp_imm_refused(struct kp_conn *c, struct ib_device *dev,

@@ -690,9 +690,11 @@ t_siw_clean_end() {
 # 11b. A dead peer on siw (issue 39.3): the peer's host stops answering
 # while TCP stays up (netem drops every packet on lo, which local siw
 # traffic takes).  siw completes an RDMA WRITE once TCP has taken it, so
-# a WRITE probe is "answered" by a dead host; the READ probe needs the
-# peer's response: the server, waiting on the streaming client, ends
-# -EHOSTDOWN once a probe is unanswered for its bound (60 s).
+# a WRITE probe is "answered" by a dead host; the READ probe (one byte of
+# the target the client's hello names) needs the peer's response: the
+# server, waiting on the streaming client, has its probes answered until
+# the silence, then ends -EHOSTDOWN once one is unanswered for its bound
+# (60 s).
 t_siw_dead_peer() {
 	modprobe siw && modprobe sch_netem || { kp_why "modprobe siw, sch_netem"; return 1; }
 	ip link add d2 type dummy && ip addr add 192.0.4.1/24 dev d2 && ip link set d2 up &&
@@ -716,11 +718,15 @@ t_siw_dead_peer() {
 	wait $cp
 	srv=$(cat /tmp/srv.out)
 	line=$(dmesg | grep "krping_npu $SID: peer not answering: " | tail -1)
+	# the READs of the client's probe target came back while it lived
+	n=$(dmesg | sed -n "s/.*krping_npu $SID: connection 0: \([0-9]*\) probes answered.*/\1/p" | tail -1)
 	sleep 2
 	rdma link delete siw1 && ip link del d2 || { kp_why "siw1 away"; return 1; }
 	rmmod siw 2>/dev/null
 	[ "$srv" = "errno=112" ] || { kp_why "server: $srv after $((t1 - t0)) s, want errno=112 (EHOSTDOWN)"; return 1; }
 	case $line in *"a probe unanswered for 60 s"*) ;; *) kp_why "server's line: '$line'"; return 1 ;; esac
+	# 3 s at probe=500 before the host went silent
+	[ "${n:-0}" -ge 2 ] || { kp_why "probes answered before the silence: '$n'"; return 1; }
 	[ $((t1 - t0)) -le 90 ] || { kp_why "the server gave up after $((t1 - t0)) s"; return 1; }
 	kp_log "siw-dead-peer: the server gave up $((t1 - t0)) s after the peer's host went silent: ${line#*: }"
 	kp_idle "the dead siw peer"
