@@ -590,7 +590,9 @@ int kp_run_server(struct kp_test *t)
 		kp_err(t, "rdma_listen: %d", ret);
 		goto out;
 	}
+	kp_rec_listening(t, true);
 	ret = kp_cm_wait(c0, KP_CM_CONNECT_REQUEST, "a client");
+	kp_rec_listening(t, false);
 	if (!ret && t->peer_qps > 1)
 		ret = kp_conns_add(t, t->peer_qps);
 	/* a test of one connection needs the listener no more */

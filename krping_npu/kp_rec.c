@@ -30,6 +30,7 @@ struct kp_live kp_live;
 
 static const char * const kp_rec_state_names[] = {
 	[KP_REC_RUNNING] = "running",
+	[KP_REC_LISTENING] = "listening",
 	[KP_REC_DONE] = "done",
 	[KP_REC_FAILED] = "failed",
 };
@@ -89,6 +90,19 @@ void kp_rec_set_dev(struct kp_test *t, struct ib_device *dev)
 	mutex_unlock(&kp_rec_lock);
 }
 
+/*
+ * A server's record says "listening" from its rdma_listen() to its
+ * client's connect request: a script starts the client then, not after
+ * a guessed sleep.
+ */
+void kp_rec_listening(struct kp_test *t, bool listening)
+{
+	mutex_lock(&kp_rec_lock);
+	if (t->rec->state <= KP_REC_LISTENING)
+		t->rec->state = listening ? KP_REC_LISTENING : KP_REC_RUNNING;
+	mutex_unlock(&kp_rec_lock);
+}
+
 struct kp_record *kp_rec_new(const struct kp_opts *o)
 {
 	struct kp_record *rec = kzalloc(sizeof(*rec), GFP_KERNEL);
@@ -129,7 +143,7 @@ static struct kp_record *kp_rec_victim(void)
 	struct kp_record *r, *oldest = NULL;
 
 	list_for_each_entry(r, &kp_records, node) {
-		if (r->state == KP_REC_RUNNING)
+		if (r->state <= KP_REC_LISTENING)
 			continue;
 		if (r->seen)
 			return r;
@@ -225,7 +239,7 @@ int kp_rec_show(struct seq_file *m, void *v)
 				 kp_rec_state_names[r->state], &c);
 		seq_puts(m, line);
 		kp_show_results(m, r);
-		if (r->state != KP_REC_RUNNING)
+		if (r->state > KP_REC_LISTENING)
 			r->seen = true;
 	}
 	if (kp_evicted_unread)
@@ -257,7 +271,7 @@ int kp_rec_show_json(struct seq_file *m, void *v)
 		c.role = kp_role_name(r->role);
 		c.mem = kp_mem_name(r->mem);
 		c.dev = r->dev;
-		if (r->state != KP_REC_RUNNING && r->nres)
+		if (r->state > KP_REC_LISTENING && r->nres)
 			r->seen = true;
 		for (i = 0; i < r->nres; i++) {
 			const struct kp_result *res = &r->res[i];

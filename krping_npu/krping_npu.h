@@ -171,6 +171,7 @@ enum kp_cm_state {
 
 enum kp_rec_state {
 	KP_REC_RUNNING,
+	KP_REC_LISTENING,	/* a server, its rdma_listen() done: connect now */
 	KP_REC_DONE,
 	KP_REC_FAILED,
 };
@@ -527,6 +528,7 @@ void kp_rec_result(struct kp_test *t, const char *fmt, ...) __printf(2, 3);
 int kp_rec_add(struct kp_test *t, const struct kp_result *res);
 void kp_rec_progress(struct kp_test *t, const struct kp_progress *p);
 void kp_rec_set_dev(struct kp_test *t, struct ib_device *dev);
+void kp_rec_listening(struct kp_test *t, bool listening);
 
 /* kp_cm.c */
 int kp_run_client(struct kp_test *t);

@@ -85,6 +85,7 @@ rogue_client() {
 	r_opts=$1 r_mode=$2
 	shift 2
 	PORT=$((PORT + 1))
+	r_base=$(kp_last_id)
 	kpwrite "server,addr=$A,port=$PORT,$r_opts" > /tmp/srv.out &
 	sp=$!
 	i=0 out=""
@@ -190,7 +191,14 @@ t_peer_slow() {
 	rogue_client "timeout=2000$probe" stall 5000 64
 	srv=$(cat /tmp/srv.out)
 	case "$srv" in $want_srv) ;; *) kp_why "server: $srv, want $want_srv (client: $out)"; return 1 ;; esac
-	if [ "$probe" != ",probe=0" ]; then
+	if [ "$probe" = ",probe=0" ]; then
+		# the state it failed from: connected, the hello answered, its
+		# wait the one for the FIN (2001 ms), not the connect's
+		sid=$(kp_new_id "$r_base" server)
+		dmesg | grep -q "krping_npu $sid: no completion within 2001 ms" &&
+			[ "$(kp_col "$sid" 5)" = rxe0 ] ||
+			{ kp_why "server $sid: not failed in its FIN wait: $(dmesg | grep "krping_npu $sid: " | tail -2 | tr '\n' '|')"; return 1; }
+	else
 		[ "$out" = "fin=ok" ] || { kp_why "client: $out"; return 1; }
 		n=$(dmesg | sed -n 's/.*connection 0: \([0-9]*\) probes answered while waiting on the peer/\1/p' | tail -1)
 		[ "${n:-0}" -ge 3 ] || { kp_why "probes answered: '${n:-none}', want at least 3"; return 1; }
@@ -248,9 +256,7 @@ t_sink_qps_slow() {
 		{ kp_why "insmod kpdelay"; return 1; }
 	kpwrite "server,addr=$A,port=$PORT,timeout=$stm$probe" > /tmp/srv.out 2>&1 &
 	sp=$!
-	i=0
-	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	sleep 0.2
+	kp_listening "$base"
 	out=$(kpcli "client,addr=$A,port=$PORT,bw,send,qps=2,size=4096,count=100,timeout=5000")
 	wait $sp
 	hits=$(cat /sys/module/kpdelay/parameters/hits)
@@ -536,10 +542,8 @@ want orphan && kp_test orphan-child-window t_orphan_window
 # completion events, so both sides' CQs are armed when the other side
 # goes and the drain's flushed receives spend the arm.
 t_cq_handler_in_flight() {
-	if ! grep -q ' rxe_send_complete' /proc/kallsyms; then
-		kp_log "cq-handler-in-flight: rxe calls CQ handlers without a tasklet here (6.4 on): no window"
-		return 0
-	fi
+	grep -q ' rxe_send_complete' /proc/kallsyms ||
+		{ kp_skipped "rxe calls CQ handlers without a tasklet here (6.4 on): no window"; return; }
 	r=0 held=0
 	while [ $r -lt 6 ]; do
 		PORT=$((PORT + 1))
@@ -578,9 +582,7 @@ t_drain_refused() {
 		{ kp_why "insmod kpdelay fail=-5"; return 1; }
 	kpwrite "server,addr=$A,port=$PORT,timeout=5000" > /tmp/srv.out 2>&1 &
 	sp=$!
-	i=0
-	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	sleep 0.2
+	kp_listening "$base"
 	out=$(kpcli "client,addr=$A,port=$PORT,size=64,count=5,validate,timeout=5000")
 	wait $sp
 	hits=$(cat /sys/module/kpdelay/parameters/hits)
@@ -617,9 +619,7 @@ kp_fail_client() {
 	insmod $KP/kpdelay.ko $2 comm=kpcli || { kp_why "insmod kpdelay $2"; return 1; }
 	kpwrite "server,addr=$A,port=$PORT,timeout=5000" > /tmp/srv.out 2>&1 &
 	sp=$!
-	i=0
-	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	sleep 0.2
+	kp_listening "$base"
 	CLI=$(kpcli "client,addr=$A,port=$PORT,$3,timeout=5000")
 	wait $sp
 	HITS=$(cat /sys/module/kpdelay/parameters/hits)
@@ -759,7 +759,7 @@ if want siw; then
 	else
 		# neither a pass nor a failure: Debian's kernels have no siw
 		for n in siw-clean-end siw-imm-refused siw-dead-peer; do
-			echo "KPTEST SKIP $n: no siw in this kernel (make test-debug builds one)"
+			kp_skip $n "no siw in this kernel (make test-debug builds one)"
 		done
 	fi
 fi
@@ -768,3 +768,4 @@ t_end() {
 	rmmod krping_npu || { kp_why "rmmod krping_npu"; return 1; }
 }
 kp_test rmmod t_end
+kp_end defects

@@ -92,7 +92,7 @@ t_rping_client() {
 	base=$(kp_last_id)
 	kpwrite "server,addr=$A,port=$PORT,validate" > /tmp/srv.out &
 	sp=$!
-	sleep 0.5
+	kp_listening "$base"
 	rping -c -a $A -p $PORT -S "$size" -C 10 -V -v > /tmp/rping.out 2>&1
 	rc=$?
 	wait $sp
@@ -455,3 +455,4 @@ t_rmmod() {
 	[ ! -e /proc/krping_npu ] || { kp_why "/proc entry left behind"; return 1; }
 }
 kp_test rmmod t_rmmod
+kp_end integration

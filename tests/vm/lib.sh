@@ -1,8 +1,12 @@
 # Helpers for VM scenarios (sourced inside the VM, busybox sh).
 #
 # Every test is a shell function run by kp_test NAME FUNC; it passes when the
-# function returns 0 and the kernel log it produced has no splat.  Results go
-# to the console as "KPTEST PASS|FAIL name: reason", counted by tests/drivers/test.
+# function returns 0 and the kernel log it produced has no splat, and is
+# skipped when it returns 77 (kp_skipped REASON: what it needs is not here).
+# Results go to the console as "KPTEST PASS|FAIL|SKIP name: reason",
+# counted by tests/drivers/test-lib.sh against the suite's plan
+# (tests/plans/SUITE.plan: every name, run or skipped, each boot); a suite
+# ends with kp_end, the last line its plan check expects.
 
 KP=/lib/kp
 # the lane's knobs (tests/drivers/test-kernel writes them: fewer rounds of
@@ -42,6 +46,8 @@ kp_test() {
 	if grep -Eq "$SPLAT" /tmp/kmsg.test; then
 		echo "KPTEST FAIL $name: kernel splat"
 		grep -E -A20 "$SPLAT" /tmp/kmsg.test | head -40 | sed 's/^/KPLOG   /'
+	elif [ $rc -eq 77 ]; then
+		echo "KPTEST SKIP $name: ${KP_WHY:-no reason given}"
 	elif [ $rc -ne 0 ]; then
 		echo "KPTEST FAIL $name: ${KP_WHY:-rc=$rc}"
 		sed 's/^/KPLOG   /' /tmp/kmsg.test | tail -20
@@ -55,6 +61,17 @@ now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 
 # kp_why MESSAGE: record why a test failed and return 1.
 kp_why() { KP_WHY="$*"; return 1; }
+
+# kp_skipped REASON: the test cannot run here (return it): a SKIP.
+kp_skipped() { KP_WHY="$*"; return 77; }
+
+# kp_skip NAME REASON: a test of the plan not run in this boot.
+kp_skip() { n=$1; shift; echo "KPTEST SKIP $n: $*"; }
+
+# The suite's last line: its plan check (tests/drivers/test-lib.sh) wants
+# it, so a suite that stopped early (an exit in a helper, a shell error)
+# is a failure even when every test it ran passed.
+kp_end() { echo "KPTEST-END $1"; }
 
 # Bring up rxe0 with address $1 (default 192.0.2.1/24) on a dummy netdev d0,
 # or on the e1000 NIC eth0 when $2 is "eth0" (two-VM tests).
@@ -136,11 +153,32 @@ kp_serve() {
 	base=$(kp_last_id)
 	$KP_SRV_PIN kpwrite "$1" > /tmp/srv.out 2>&1 &
 	spid=$!
+	kp_listening "$base"
+}
+
+# kp_moving ROLE BASE: wait (up to 20 s) for the ROLE test started after
+# record BASE to be running with more than 16 KiB moved (any counter): the
+# state a peer-loss test fails from, proven.  Sets $mid; fails with why.
+kp_moving() {
 	i=0
-	while [ -z "$(kp_new_id "$base" server)" ] && [ $i -lt 100 ]; do
+	while [ $i -lt 200 ]; do
+		mid=$(kp_new_id "$2" "$1")
+		[ -n "$mid" ] && kp_rec "$mid" | awk '$6 == "running" && $8 + $10 + $12 + $14 > 16384 { f = 1 } END { exit !f }' &&
+			return 0
 		sleep 0.1; i=$((i + 1))
 	done
-	sleep 0.2		# from record to rdma_listen
+	kp_why "the $1 was not streaming: '$(kp_rec "$mid")'"
+}
+
+# kp_listening BASE: wait (up to 20 s) for the server started after record
+# BASE to listen (its record's state), or to have ended
+kp_listening() {
+	i=0
+	while [ $i -lt 400 ]; do
+		sid=$(kp_new_id "$1" server)
+		[ -n "$sid" ] && case $(kp_col "$sid" 6) in listening|done|failed) break ;; esac
+		sleep 0.05; i=$((i + 1))
+	done
 }
 
 kp_pair() {

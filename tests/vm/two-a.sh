@@ -49,4 +49,11 @@ while [ $i -lt 1200 ]; do
 done
 sleep 3
 echo "KPLOG a: powering off in the middle of both bw tests"
+# the kernel log so far, judged as a finished boot's (vm-init prints it
+# after a scenario; this one never ends)
+kp_kmsg > /dev/null
+echo "KPVM-DMESG-BEGIN"
+cat /tmp/kmsg.all
+echo "KPVM-DMESG-END"
+kp_end two-a
 poweroff -f

@@ -102,3 +102,4 @@ t_end() {
 	rmmod krping_npu && rmmod npu_peer_mem || { kp_why "rmmod"; return 1; }
 }
 kp_test b-rmmod t_end
+kp_end two-b

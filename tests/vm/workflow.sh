@@ -76,7 +76,7 @@ t_duration() {
 	base=$(kp_last_id)
 	kpwrite "server,addr=$A,port=$PORT" > /tmp/srv.out &
 	sp=$!
-	sleep 0.5
+	kp_listening "$base"
 	t0=$(now_ms)
 	kpwrite "client,addr=$A,port=$PORT,$mode,duration=$secs,progress=1" > /tmp/cli.out &
 	cp=$!
@@ -521,3 +521,4 @@ t_end() {
 	rmmod npu_peer_mem || { kp_why "rmmod npu_peer_mem"; return 1; }
 }
 kp_test end t_end
+kp_end workflow
