@@ -282,8 +282,11 @@ static int core_reg(u64 va, size_t size, u32 *id)
 	mr->id = core_next_id++;
 	spin_unlock(&core_mr_lock);
 	/*
-	 * As MOFED: the mapping lock is held until the MR is complete.  Its
-	 * get_pages may wait for a free loop of the same process and device,
+	 * As MOFED (ib_peer_umem_get(), 5.1 to 25.10: umem_p->mapping_lock
+	 * across get_pages, dma_map and get_page_size, and for a client that
+	 * invalidates until the MR is activated): the mapping lock is held
+	 * until the MR is complete.  Its get_pages may wait for a free loop
+	 * of the same process and device,
 	 * whose callbacks take the mapping lock of other MRs (invalidate);
 	 * never this one's, which has no table yet: a lock of its own role
 	 * for lockdep, not one cycle of one class.

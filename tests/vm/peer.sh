@@ -357,7 +357,12 @@ launch_matrix() {
 		lm launch-$1-$be-bw-sweep t_launch $be "bw,sizes=$SWEEP,count=50" bw 64 4096 1048576 5000
 	done
 }
-if [ $DATA = bar ]; then launch_matrix bar; else launch_matrix bar "BAR-backed NPU memory is refused on rxe here (6.3 on: virt_to_page)"; fi
+# make test's quick lanes run the matrix once, in 4 KiB HAL pages
+# (KP_LAUNCH_ONE, tests/drivers/test-matrix); make test-matrix all three
+LAUNCH_ONE=
+[ -z "${KP_LAUNCH_ONE:-}" ] || LAUNCH_ONE="make test runs the launcher matrix once on this kernel (launch-4k-*); make test-matrix all of it"
+if [ $DATA != bar ]; then launch_matrix bar "BAR-backed NPU memory is refused on rxe here (6.3 on: virt_to_page)"
+else launch_matrix bar "$LAUNCH_ONE"; fi
 
 # the launcher reads numbers as the grammar does (size=04000000 is four
 # million, not octal 1 MiB) and sizes its region for every connection;
@@ -818,7 +823,7 @@ NPU_SIM_ARGS=backing=ram
 kp_test mofed-load-auto t_core_load mofed_core_sim "" mofed 136 unread
 kp_test mofed-symbols-are-entries t_core_symbols mofed_core_sim
 kp_test npu-sim-ram-backed t_backing ram 0
-launch_matrix ram
+launch_matrix ram "$LAUNCH_ONE"
 kp_test mofed-cycles t_core_cycles mofed_core_sim
 kp_test mofed-partial-pages t_core_partial mofed_core_sim
 kp_test mofed-free-invalidates-once t_core_free_live mofed_core_sim

@@ -88,7 +88,9 @@ t_duration() {
 	wait $sp
 	CLI=$(cat /tmp/cli.out) SRV=$(cat /tmp/srv.out)
 	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
-	[ $dt -ge $((secs * 800)) ] && [ $dt -le $((secs * 1200)) ] ||
+	# never short of its duration (t0 is before the client started); not
+	# late past what connect and teardown on a loaded 2-core VM take
+	[ $dt -ge $((secs * 1000)) ] && [ $dt -le $((secs * 1000 + 15000)) ] ||
 		{ kp_why "a $secs s run took $dt ms"; return 1; }
 	[ -n "$mid" ] || { kp_why "no progress line in /proc at 2 s"; return 1; }
 	case "$mid" in "$CID progress: $mode #bytes=64 iterations="*" errors=0") ;;
@@ -122,7 +124,7 @@ t_duration_sweep() {
 	[ "$(kp_res $CID | wc -l)" = 2 ] || { kp_why "results: $(kp_res $CID)"; return 1; }
 	[ "$(kp_res $SID)" = "wlat served #bytes=65536 #iterations=$(kp_res $CID | tail -1 | sed 's/.*#iterations=\([0-9]*\).*/\1/')" ] ||
 		{ kp_why "server: $(kp_res $SID) client: $(kp_res $CID)"; return 1; }
-	[ $dt -ge 1600 ] && [ $dt -le 4000 ] || { kp_why "2 x 1 s took $dt ms"; return 1; }
+	[ $dt -ge 2000 ] && [ $dt -le 17000 ] || { kp_why "2 x 1 s took $dt ms"; return 1; }
 	kp_json $CID > /dev/null
 }
 kp_test duration-sweep-npu t_duration_sweep
