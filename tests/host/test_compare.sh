@@ -46,7 +46,8 @@ check new-result 0 "new result" "$t/missing" "$t/base"
 check json-file 1 "REGRESSION" "$t/base/results.json" "$t/bw15/results.json"
 echo 'not json' > "$t/bad.json"
 check bad-input 2 "not a result" "$t/base" "$t/bad.json"
-check no-file 2 "" "$t/base" "$t/nonexistent"
+# exit 2 and the reason: argparse's usage error exits 2 too
+check no-file 2 "compare: .*No such file or directory: '$t/nonexistent'" "$t/base" "$t/nonexistent"
 # the median of repeated runs: 1 bad run in 3 is not a regression
 { cat "$t/base/results.json"; cat "$t/bw15/results.json"; cat "$t/base/results.json"; } > "$t/rep.json"
 check median 0 "" "$t/base" "$t/rep.json"
@@ -84,7 +85,7 @@ check ci-one-run-each 1 "REGRESSION (BW down 30.0% > 10%; 95% CI .*5+5 results o
 check ci-pooled 0 "ok (95% CI 0\.[0-9]*-1\.[0-9]*, 10+10 results of 2+2 runs)" "$t/boot-a,$t/boot-b" "$t/boot-d,$t/boot-c"
 check ci-pooled-noise 0 "ok (within noise: 95% CI 0\.[0-9]*-1\.[0-9]*, 10+10 results of 2+2 runs)" "$t/boot-a,$t/boot-d" "$t/boot-b,$t/boot-d"
 check ci-pooled-clear 1 "REGRESSION (BW down 30.0% > 10%; 95% CI .*, 10+10 results of 2+2 runs)" "$t/boot-a,$t/boot-c" "$t/boot-b,$t/boot-d"
-check ci-pooled-missing-set 2 "" "$t/boot-a,$t/nonexistent" "$t/boot-b"
+check ci-pooled-missing-set 2 "compare: .*No such file or directory: '$t/nonexistent'" "$t/boot-a,$t/nonexistent" "$t/boot-b"
 out=$(cd scripts && python3 -c '
 import importlib.machinery
 c = importlib.machinery.SourceFileLoader("compare", "compare").load_module()
