@@ -484,7 +484,18 @@ kp_test qps t_qps
 # cpus= with a warm-up longer than the writer's bound on no progress
 # (twice the timeout and 1 s: 3 s here): the warm-up's completions are
 # progress, and the run ends well (issue 39.1)
+# The debug lane's kernel moves about 5 MiB/s through rxe, whose work on
+# 6.1 runs in softirq (its tasklets: up to 1024 packets a run, the
+# loopback receive inline, each packet's CRC under KASAN) on the back of
+# our posts: on these two streams a CPU stays in softirq so much that
+# RCU reports a stall (measured: 26 s without a quiescent state, in
+# rxe_requester under kp_post_send; the GP kthread starved on the other
+# CPU).  Every other lane runs them; here they are SKIPs.
+KP_HEAVY_WHY=
+[ -z "${KP_DEBUG_LANE:-}" ] ||
+	KP_HEAVY_WHY="the debug kernel's rxe (5 MiB/s, in softirq) keeps a CPU from RCU past its stall bound on this stream; the plain lanes run it"
 t_qps_long_warmup() {
+	[ -z "$KP_HEAVY_WHY" ] || { kp_skipped "$KP_HEAVY_WHY"; return; }
 	PORT=$((PORT + 1))
 	t0=$(now_ms)
 	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,count=50,size=65536,qps=2,cpus=0:1,warmup=3000,timeout=1000"
@@ -502,6 +513,7 @@ kp_test qps-long-warmup t_qps_long_warmup
 # stream signals at most 16 MiB apart, not a quarter window (256 MiB,
 # more than rxe moves in a second here), and ends well (issue 39.6)
 t_bw_big_window() {
+	[ -z "$KP_HEAVY_WHY" ] || { kp_skipped "$KP_HEAVY_WHY"; return; }
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,size=4194304,txdepth=256,count=64,timeout=1000"
 	case "$SRV $CLI" in *errno*)
