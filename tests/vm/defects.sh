@@ -321,6 +321,10 @@ t_peer_no_fin() {
 # (hello version 5): 3000 untimed 64 KiB writes take longer than the
 # timeout, 1 s, and the test still ends well (issue 39.5)
 t_warmup_fin_bound() {
+	# the probe=0 bound assumes a peer moving 64 MB/s; the debug lane's
+	# rxe moves about 5
+	[ -z "${KP_DEBUG_LANE:-}" ] ||
+		{ kp_skipped "the debug kernel's rxe moves about 5 MiB/s, under the 64 MB/s the probe=0 bound assumes"; return; }
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,timeout=1000,probe=0" "addr=$A,port=$PORT,bw,size=65536,count=100,warmup=3000,timeout=5000"
 	case "$SRV $CLI" in *errno*)

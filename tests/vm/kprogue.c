@@ -81,13 +81,17 @@ struct kp_hello {
 	uint32_t duration;
 	uint32_t skip;
 	uint32_t warmup;	/* version 5 */
+	uint64_t probe_buf;	/* version 6: the side's probe target (iWARP) */
+	uint32_t probe_rkey;
+	uint32_t probe_size;
 } __attribute__((packed));
 
 #define KP_HELLO_MAGIC	0x4b504e55
 /*
  * The client modes speak version 4 (KP_HELLO_V4 in krping_npu/krping_npu.h,
- * 40 bytes, no warm-up), which a krping_npu server still serves; the ack
- * server answers a client in the version it spoke.
+ * 40 bytes, no warm-up), which a krping_npu server still serves; the
+ * server modes take a hello of any version up to 6 (60 bytes) and answer
+ * it in the version and length it came in.
  */
 #define KP_HELLO_VER	4
 #define KP_HELLO_V4_LEN	offsetof(struct kp_hello, warmup)
@@ -203,6 +207,7 @@ static int ack(const char *port, uint32_t status)
 	fflush(stdout);
 	msg->type = KP_MSG_ACK;
 	msg->status = htobe32(status);
+	msg->probe_size = 0;	/* no probe target of ours */
 	if (rdma_post_send(id, NULL, msg, wc.byte_len, mr, IBV_SEND_SIGNALED))
 		die("rdma_post_send");
 	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
@@ -278,6 +283,7 @@ static int wlatimm(const char *port)
 	msg->flags |= KP_HELLO_IMM;
 	msg->buf = htobe64((uintptr_t)data);
 	msg->rkey = htobe32(dmr->rkey);
+	msg->probe_size = 0;	/* no probe target of ours */
 	if (rdma_post_send(id, NULL, msg, wc.byte_len, mr, IBV_SEND_SIGNALED))
 		die("rdma_post_send");
 	if (comp_within(id->send_cq, 10000, &wc) || wc.status)
