@@ -32,7 +32,7 @@ run                                  BW_average    n  kernel / driver / firmware
 20261115-fw28                             80.00    3  6.1.0-26 / mlx5_core / 28.39.1000*
 '"$t"'/res/history-bw-65536.png'
 [ $rc = 0 ] && [ "$out" = "$want" ] && ok trend || ko trend "rc $rc: $out"
-head -c 4 "$t/res/history-bw-65536.png" | grep -q PNG && ok plot || ko plot "no PNG"
+why=$(tests/host/png-check 1000 620 "$t/res/history-bw-65536.png") && ok plot || ko plot "$why"
 n=$(sqlite3 "$t/res/history.sqlite" 'select count(*) from results' 2>/dev/null ||
 	python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from results").fetchone()[0])' "$t/res/history.sqlite")
 [ "$n" = 18 ] && ok index || ko index "$n rows, want 18"
