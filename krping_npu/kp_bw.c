@@ -20,7 +20,6 @@
 #include "krping_npu.h"
 
 #define KP_BW_BATCH	16
-#define KP_WR_IDX_SHIFT	8	/* wr_id: message index above the kind */
 
 /* the most bytes between two signalled completions of a stream */
 #define KP_SIG_BYTES	(16u << 20)

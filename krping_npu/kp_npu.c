@@ -83,57 +83,41 @@ static const char *kp_npu_buf_name(struct kp_conn *c, struct kp_buf *b)
 	return b == &c->start ? "start" : "rdma";
 }
 
-/*
- * Take a free callback's fence markers out of the @n completions in @wc
- * (whoever reaps the CQ passes what it reaped through here), waking the
- * callback that waits for them.  Returns the number of completions left.
- */
-int kp_npu_fence_take(struct kp_conn *c, struct ib_wc *wc, int n)
+/* A free callback's fence marker completed (either queue's). */
+void kp_npu_fence_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	int i, left = 0;
+	struct kp_conn *c = cq->cq_context;
 
-	if (likely(!atomic_read(&c->npu_fence)))
-		return n;
-	for (i = 0; i < n; i++) {
-		if (wc[i].wr_id == KP_WR_FENCE_SQ ||
-		    wc[i].wr_id == KP_WR_FENCE_RQ) {
-			atomic_dec(&c->npu_fence);
-			wake_up_all(&c->t->wq);
-			continue;
-		}
-		if (left != i)
-			wc[left] = wc[i];
-		left++;
-	}
-	return left;
+	atomic_dec(&c->npu_fence);
+	wake_up_all(&c->t->wq);
 }
 
 /*
- * Reap the fence markers from the CQ here: for when the writer, which
- * reaps the CQ, is inside kp_npu_buf_free() or tearing the test down (the
- * test is over: its memory was freed).  The rest goes unread, but for
- * kp_drain()'s markers, which are noted for it.  Bounded.
+ * Wait (bounded) for the fence's markers.  The core's poll context reaps
+ * them, or with cq=direct the writer, unless @reap: the writer is inside
+ * kp_npu_buf_free() or tearing the test down (the test is over: its
+ * memory was freed), and they are reaped here.  What else completes then
+ * is queued for nobody.
  */
-static void kp_npu_fence_reap(struct kp_conn *c)
+static void kp_npu_fence_wait(struct kp_conn *c, bool reap)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(KP_DRAIN_MS);
-	struct ib_wc wc[8];
-	int n, i;
 
+	if (!c->cq)
+		return;
+	if (!reap || c->cq->poll_ctx != IB_POLL_DIRECT) {
+		wait_event_timeout(c->t->wq, !atomic_read(&c->npu_fence),
+				   msecs_to_jiffies(KP_DRAIN_MS));
+		return;
+	}
 	while (atomic_read(&c->npu_fence) && time_before(jiffies, deadline)) {
-		local_bh_disable();
-		n = ib_poll_cq(c->cq, ARRAY_SIZE(wc), wc);
-		local_bh_enable();
-		if (n <= 0) {
+		/* the queue full of what nobody reads: make room */
+		if (kp_cq_process(c, 16) <= 0) {
+			spin_lock_irq(&c->wcq_lock);
+			c->wcq_head = c->wcq_tail;
+			spin_unlock_irq(&c->wcq_lock);
 			usleep_range(50, 200);
-			continue;
 		}
-		n = kp_npu_fence_take(c, wc, n);
-		for (i = 0; i < n; i++)
-			if (wc[i].wr_id == KP_WR_DRAIN_SQ ||
-			    wc[i].wr_id == KP_WR_DRAIN_RQ)
-				set_bit(wc[i].wr_id == KP_WR_DRAIN_RQ,
-					&c->drain_reaped);
 	}
 }
 
@@ -152,12 +136,12 @@ static int kp_npu_fence_post(struct kp_conn *c)
 	/* an RDMA WRITE is read as struct ib_rdma_wr: give it one */
 	struct ib_rdma_wr swr = {
 		.wr = {
-			.wr_id = KP_WR_FENCE_SQ,
+			.wr_cqe = &c->cqe[KP_WR_FENCE].cqe,
 			.opcode = IB_WR_RDMA_WRITE,
 			.send_flags = IB_SEND_SIGNALED,
 		},
 	};
-	struct ib_recv_wr rwr = { .wr_id = KP_WR_FENCE_RQ };
+	struct ib_recv_wr rwr = { .wr_cqe = &c->cqe[KP_WR_FENCE].cqe };
 	const struct ib_send_wr *sbad;
 	const struct ib_recv_wr *rbad;
 	bool sq = false, rq = false;
@@ -215,11 +199,8 @@ static void kp_npu_freed(void *data)
 	reap = posted && (c->npu_releasing || c->npu_teardown);
 	mutex_unlock(&c->npu_lock);
 	wake_up_all(&c->t->wq);
-	if (reap)
-		kp_npu_fence_reap(c);
-	else if (posted)
-		wait_event_timeout(c->t->wq, !atomic_read(&c->npu_fence),
-				   msecs_to_jiffies(KP_DRAIN_MS));
+	if (posted)
+		kp_npu_fence_wait(c, reap);
 	if (qp && (posted != 2 || atomic_read(&c->npu_fence)))
 		kp_err(c->t, "NPU memory freed: the device's work on the QP not seen done in %u ms",
 		       KP_DRAIN_MS);
@@ -543,7 +524,7 @@ void kp_npu_buf_free(struct kp_conn *c, struct kp_buf *b)
 	mutex_lock(&c->npu_lock);
 	c->npu_releasing = true;
 	mutex_unlock(&c->npu_lock);
-	kp_npu_fence_reap(c);
+	kp_npu_fence_wait(c, true);
 	if (b->mr)
 		ib_dereg_mr(b->mr);
 	if (b->npu_mapped)

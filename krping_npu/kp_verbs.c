@@ -16,30 +16,82 @@
 
 #include "krping_npu.h"
 
-static void kp_cq_handler(struct ib_cq *cq, void *ctx)
+/*
+ * A completion, from the core's poll context or our own poll
+ * (ib_process_cq_direct()): queued, with what its work request was for in
+ * wr_id, for the thread that waits on the connection (kp_poll()).  The
+ * queue holds every completion the CQ can (kp_setup_verbs()).
+ */
+static void kp_wc_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct kp_conn *c = ctx;
+	struct kp_conn *c = cq->cq_context;
+	struct kp_cqe *e = container_of(wc->wr_cqe, struct kp_cqe, cqe);
+	unsigned long flags;
+	struct ib_wc *q;
 
-	/*
-	 * Teardown may free @c once the arm is spent, after a grace period
-	 * (kp_cq_quiesce()): what follows is in one, whatever context the
-	 * device calls from (siw: its CM worker, preemptible).
-	 */
-	rcu_read_lock();
-	WRITE_ONCE(c->cq_event, true);
-	/* the arm is spent: kp_poll() may arm again, teardown go on */
-	smp_mb__before_atomic();
-	clear_bit(KP_CQ_ARMED, &c->cq_flags);
-	wake_up(&c->t->wq);
-	rcu_read_unlock();
+	spin_lock_irqsave(&c->wcq_lock, flags);
+	if (c->wcq_tail - c->wcq_head < c->wcq_n) {
+		q = &c->wcq[c->wcq_tail++ & (c->wcq_n - 1)];
+		*q = *wc;
+		q->wr_id = e->wr_id;	/* in place of wr_cqe: a union */
+	} else {
+		c->wcq_lost = true;
+	}
+	spin_unlock_irqrestore(&c->wcq_lock, flags);
+	if (cq->poll_ctx != IB_POLL_DIRECT && wq_has_sleeper(&c->t->wq))
+		wake_up(&c->t->wq);
 }
 
-static void kp_cq_event(struct ib_event *ev, void *ctx)
+/*
+ * The completion entry of a work request @wr_id: its kind's, or for a
+ * signaled message of a stream, a slot of its own that holds the index
+ * until the completion is read.  A slot is used again nslots signaled
+ * messages later, when the stream's window (at most sq_depth) is long
+ * past it.
+ */
+static struct ib_cqe *kp_wr_cqe(struct kp_conn *c, u64 wr_id, bool signal)
 {
-	struct kp_conn *c = ctx;
+	struct kp_cqe *e;
 
-	pr_err(KP_NAME " %u: CQ event %s\n", c->t->rec->id,
-	       ib_event_msg(ev->event));
+	if (!signal || !(wr_id >> KP_WR_IDX_SHIFT))
+		return &c->cqe[(u8)wr_id].cqe;
+	e = &c->slots[(wr_id >> KP_WR_IDX_SHIFT) & (c->nslots - 1)];
+	e->wr_id = wr_id;
+	return &e->cqe;
+}
+
+/* kp_setup_verbs(): the completion entries, and the queue they fill. */
+static int kp_cqe_alloc(struct kp_conn *c)
+{
+	u32 i;
+
+	for (i = 0; i < KP_WR_NR; i++) {
+		c->cqe[i].cqe.done = i == KP_WR_FENCE ? kp_npu_fence_done :
+				     kp_wc_done;
+		c->cqe[i].wr_id = i;
+	}
+	c->nslots = roundup_pow_of_two(2 * c->sq_depth);
+	c->slots = kvcalloc(c->nslots, sizeof(*c->slots), GFP_KERNEL);
+	c->wcq_n = roundup_pow_of_two(c->cq_depth);
+	c->wcq = kvcalloc(c->wcq_n, sizeof(*c->wcq), GFP_KERNEL);
+	if (!c->slots || !c->wcq)
+		return -ENOMEM;
+	for (i = 0; i < c->nslots; i++)
+		c->slots[i].cqe.done = kp_wc_done;
+	spin_lock_init(&c->wcq_lock);
+	c->wcq_head = 0;
+	c->wcq_tail = 0;
+	c->wcq_lost = false;
+	c->nap_ns = KP_NAP_MIN_NS;
+	return 0;
+}
+
+static void kp_cqe_free(struct kp_conn *c)
+{
+	kvfree(c->slots);
+	c->slots = NULL;
+	kvfree(c->wcq);
+	c->wcq = NULL;
 }
 
 static void kp_qp_event(struct ib_event *ev, void *ctx)
@@ -105,8 +157,13 @@ int kp_imm_refused(struct kp_conn *c, struct ib_device *dev,
 
 int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 {
+	static const enum ib_poll_context poll_ctx[] = {
+		[KP_CQ_DIRECT] = IB_POLL_DIRECT,
+		[KP_CQ_SOFTIRQ] = IB_POLL_SOFTIRQ,
+		[KP_CQ_WORKQUEUE] = IB_POLL_WORKQUEUE,
+		[KP_CQ_UNBOUND] = IB_POLL_UNBOUND_WORKQUEUE,
+	};
 	struct ib_device *dev = id->device;
-	struct ib_cq_init_attr cq_attr = {};
 	struct ib_qp_init_attr qp_attr = {};
 	u32 rq_depth;
 	int ret, i;
@@ -150,12 +207,18 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		return ret;
 	}
 
-	cq_attr.cqe = c->cq_depth;
-	c->cq = ib_create_cq(dev, kp_cq_handler, kp_cq_event, c, &cq_attr);
+	ret = kp_cqe_alloc(c);
+	if (ret)
+		return ret;
+	/* a connection's CQ on a vector of its own where there are several */
+	c->cq = ib_alloc_cq(dev, c, c->cq_depth,
+			    c->idx % dev->num_comp_vectors,
+			    poll_ctx[c->t->opts.cq]);
 	if (IS_ERR(c->cq)) {
 		ret = PTR_ERR(c->cq);
 		c->cq = NULL;
-		kp_err(c->t, "ib_create_cq(%u): %d", c->cq_depth, ret);
+		kp_err(c->t, "ib_alloc_cq(%u, %s): %d", c->cq_depth,
+		       kp_cq_name(c->t->opts.cq), ret);
 		return ret;
 	}
 
@@ -261,121 +324,19 @@ static void kp_probe_target_free(struct kp_conn *c)
 	memset(b, 0, sizeof(*b));
 }
 
-/*
- * Flush the QP: in the error state every posted work request completes
- * (flushed), the two markers last.  Once both are reaped nothing more
- * can complete on the CQ, and QP, buffers and CQ may go.  Bounded, and
- * deaf to signals: teardown must run to its end.  Returns whether a
- * completion came (and so spent an arm of the CQ); *@done, whether both
- * markers did (nothing is left for the device to complete).
- */
-static bool kp_drain(struct kp_conn *c, bool *done)
-{
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	/* an RDMA WRITE is read as struct ib_rdma_wr: give it one */
-	struct ib_rdma_wr swr = {
-		.wr = {
-			.wr_id = KP_WR_DRAIN_SQ,
-			.opcode = IB_WR_RDMA_WRITE,
-			.send_flags = IB_SEND_SIGNALED,
-		},
-	};
-	struct ib_recv_wr rwr = { .wr_id = KP_WR_DRAIN_RQ };
-	const struct ib_send_wr *sbad;
-	const struct ib_recv_wr *rbad;
-	unsigned long deadline = jiffies + msecs_to_jiffies(KP_DRAIN_MS);
-	bool sq, rq, posted, came = false;
-	struct ib_wc wc[8];
-	int n, i;
-
-	*done = false;
-	/*
-	 * The markers are flushed where they are posted, never sent: only
-	 * in the error state (the WRITE names no remote buffer).  A QP that
-	 * refuses it gets nothing posted, and goes with what it holds.
-	 */
-	if (ib_modify_qp(c->qp, &attr, IB_QP_STATE)) {
-		kp_err(c->t, "drain: the QP does not enter the error state: not drained");
-		return false;
-	}
-	sq = !ib_post_send(c->qp, &swr.wr, &sbad);
-	rq = !ib_post_recv(c->qp, &rwr, &rbad);
-	/* a marker not posted: nothing says the queue has flushed */
-	posted = sq && rq;
-	while (sq || rq) {
-		local_bh_disable();
-		n = ib_poll_cq(c->cq, ARRAY_SIZE(wc), wc);
-		local_bh_enable();
-		if (n > 0) {
-			came = true;
-			n = kp_npu_fence_take(c, wc, n);
-		}
-		for (i = 0; i < n; i++) {
-			if (wc[i].wr_id == KP_WR_DRAIN_SQ)
-				sq = false;
-			else if (wc[i].wr_id == KP_WR_DRAIN_RQ)
-				rq = false;
-		}
-		/* ... or a free callback reaping its fence took them */
-		if (test_and_clear_bit(0, &c->drain_reaped)) {
-			sq = false;
-			came = true;
-		}
-		if (test_and_clear_bit(1, &c->drain_reaped)) {
-			rq = false;
-			came = true;
-		}
-		if (n > 0)
-			continue;
-		if (time_after(jiffies, deadline)) {
-			kp_err(c->t, "drain: the QP did not flush in %u ms",
-			       KP_DRAIN_MS);
-			return came;
-		}
-		usleep_range(50, 200);
-	}
-	*done = posted;
-	return came;
-}
-
-/*
- * Before the CQ goes: no call of its handler in flight.  rxe before 6.4
- * calls the handler from a tasklet of the CQ's own that destroying the CQ
- * does not kill, so a CQ freed while that tasklet is queued is written
- * after its free (KASAN: __tasklet_schedule_common from rxe_cq_post).
- * The QP is gone, so no completion queues it anew; one queued already
- * runs the handler, which clears KP_CQ_ARMED: wait for that, then for
- * the handler's return (an RCU reader, in whatever context the device
- * calls it from: a grace period).  An arm
- * still set after the drain's completions (@came) spent it means a device
- * that does not call for flushed completions: named, once the bound is
- * over.  Without them the arm may be unspent, and nothing will call.  A
- * drain that did not finish (@drained false: a slow device, a QP that
- * refused the error state) may have left the device completing into the
- * CQ as the QP went, its handler queued: the long bound then too.
- */
-static void kp_cq_quiesce(struct kp_conn *c, bool came, bool drained)
-{
-	u32 ms = came || !drained ? KP_DRAIN_MS : KP_QUIESCE_MS;
-
-	if (!test_bit(KP_CQ_USED, &c->cq_flags))
-		return;
-	if (!wait_event_timeout(c->t->wq,
-				!test_bit(KP_CQ_ARMED, &c->cq_flags),
-				msecs_to_jiffies(ms)) && came)
-		kp_err(c->t, "teardown: the CQ's handler was not called in %u ms",
-		       ms);
-	synchronize_rcu();
-}
-
 /* Frees whatever kp_setup_verbs() and the tests set up; safe on partial. */
 void kp_free_verbs(struct kp_conn *c)
 {
 	struct rdma_cm_id *id = c->child_id ?: c->cm_id;
-	bool came = false, drained = false;
 
 	if (c->qp) {
-		came = kp_drain(c, &drained);
+		/*
+		 * Every work request completes, flushed, before the QP and
+		 * the buffers go: the core's drain, as every in-tree ULP's.
+		 * It waits without a bound where the core reaps (a device
+		 * that never flushes hangs here as it would hang theirs).
+		 */
+		ib_drain_qp(c->qp);
 		/*
 		 * A free callback of NPU memory may be fencing it; once the
 		 * QP is destroyed the device has done all its work on it,
@@ -398,10 +359,10 @@ void kp_free_verbs(struct kp_conn *c)
 		kp_ctrl_free(c, &c->send_msg, c->send_dma);
 	}
 	if (c->cq) {
-		kp_cq_quiesce(c, came, drained);
-		ib_destroy_cq(c->cq);
+		ib_free_cq(c->cq);
 		c->cq = NULL;
 	}
+	kp_cqe_free(c);
 	if (c->pd) {
 		ib_dealloc_pd(c->pd);
 		c->pd = NULL;
@@ -561,7 +522,7 @@ int kp_post_recv(struct kp_conn *c)
 		.lkey = c->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
-		.wr_id = KP_WR_RECV,
+		.wr_cqe = &c->cqe[KP_WR_RECV].cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
@@ -601,7 +562,7 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 		k = min_t(u32, n, KP_RECV_BATCH);
 		for (i = 0; i < k; i++) {
 			wr[i] = (struct ib_recv_wr) {
-				.wr_id = KP_WR_DATA_RECV,
+				.wr_cqe = &c->cqe[KP_WR_DATA_RECV].cqe,
 				.sg_list = &sge,
 				.num_sge = 1,
 				.next = i + 1 < k ? &wr[i + 1] : NULL,
@@ -657,7 +618,10 @@ int kp_rq_restore(struct kp_conn *c)
 
 int kp_post_skips(struct kp_conn *c, u32 n)
 {
-	struct ib_send_wr wr = { .wr_id = KP_WR_SKIP, .opcode = IB_WR_SEND };
+	struct ib_send_wr wr = {
+		.wr_cqe = &c->cqe[KP_WR_SKIP].cqe,
+		.opcode = IB_WR_SEND,
+	};
 	u32 i;
 	int ret;
 
@@ -702,7 +666,7 @@ int kp_post_send_msg(struct kp_conn *c, u32 len, u32 inv_rkey)
 		.lkey = c->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
-		.wr_id = KP_WR_SEND,
+		.wr_cqe = &c->cqe[KP_WR_SEND].cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 		.opcode = inv_rkey ? IB_WR_SEND_WITH_INV : IB_WR_SEND,
@@ -727,7 +691,7 @@ int kp_post_reg(struct kp_conn *c, struct kp_buf *b, int access, bool signal)
 {
 	struct ib_reg_wr wr = {
 		.wr = {
-			.wr_id = KP_WR_REG,
+			.wr_cqe = &c->cqe[KP_WR_REG].cqe,
 			.opcode = IB_WR_REG_MR,
 			.send_flags = signal ? IB_SEND_SIGNALED : 0,
 		},
@@ -747,7 +711,7 @@ int kp_post_reg(struct kp_conn *c, struct kp_buf *b, int access, bool signal)
 int kp_post_inv(struct kp_conn *c, struct kp_buf *b, bool signal)
 {
 	struct ib_send_wr wr = {
-		.wr_id = KP_WR_INV,
+		.wr_cqe = &c->cqe[KP_WR_INV].cqe,
 		.opcode = IB_WR_LOCAL_INV,
 		.send_flags = signal ? IB_SEND_SIGNALED : 0,
 		.ex.invalidate_rkey = b->mr->rkey,
@@ -777,7 +741,7 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 	struct ib_sge sge;
 	struct ib_rdma_wr wr = {
 		.wr = {
-			.wr_id = wr_id,
+			.wr_cqe = kp_wr_cqe(c, wr_id, signal),
 			.sg_list = &sge,
 			.num_sge = 1,
 			.opcode = op,
@@ -885,18 +849,51 @@ static void kp_count(struct kp_conn *c, const struct ib_wc *wc)
 	}
 }
 
-/* Up to @max completions of the CQ into @wc, with bottom halves off. */
+/*
+ * cq=direct: process what the CQ holds, as much as wcq has room for,
+ * with bottom halves off so that a software device's tasklet or softirq
+ * runs as they come back on.  Other contexts: the core does it.
+ */
+int kp_cq_process(struct kp_conn *c, int max)
+{
+	int room, n = 0;
+
+	if (c->cq->poll_ctx != IB_POLL_DIRECT)
+		return 0;
+	room = c->wcq_n - (READ_ONCE(c->wcq_tail) - READ_ONCE(c->wcq_head));
+	if (max > room)
+		max = room;
+	if (max > 0) {
+		local_bh_disable();
+		n = ib_process_cq_direct(c->cq, max);
+		local_bh_enable();
+	}
+	return n;
+}
+
+static bool kp_wcq_ready(struct kp_conn *c)
+{
+	return READ_ONCE(c->wcq_tail) != READ_ONCE(c->wcq_head);
+}
+
+/* Up to @max completions into @wc: processed, then read from wcq. */
 static int kp_cq_poll(struct kp_conn *c, struct ib_wc *wc, int max)
 {
-	int n;
+	unsigned long flags;
+	int n = 0;
 
-	local_bh_disable();
-	n = ib_poll_cq(c->cq, max, wc);
-	local_bh_enable();
-	if (n < 0)
-		kp_err(c->t, "ib_poll_cq: %d", n);
-	else if (n)
-		n = kp_npu_fence_take(c, wc, n);
+	kp_cq_process(c, max);
+	if (!kp_wcq_ready(c) && !READ_ONCE(c->wcq_lost))
+		return 0;
+	spin_lock_irqsave(&c->wcq_lock, flags);
+	while (n < max && c->wcq_head != c->wcq_tail)
+		wc[n++] = c->wcq[c->wcq_head++ & (c->wcq_n - 1)];
+	spin_unlock_irqrestore(&c->wcq_lock, flags);
+	/* more completions than the CQ holds: the counts are off */
+	if (!n && READ_ONCE(c->wcq_lost)) {
+		kp_err(c->t, "completions lost: more than the CQ's %u", c->cq_depth);
+		return kp_cm_check(c) ?: -EOVERFLOW;
+	}
 	return n;
 }
 
@@ -980,7 +977,7 @@ static int kp_slice_over(struct kp_conn *c)
 	};
 	struct ib_rdma_wr wr = {
 		.wr = {
-			.wr_id = KP_WR_PROBE,
+			.wr_cqe = &c->cqe[KP_WR_PROBE].cqe,
 			.opcode = IB_WR_RDMA_WRITE,
 			.send_flags = IB_SEND_SIGNALED,
 		},
@@ -1122,7 +1119,9 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
  * Reap up to @max completions into @wc, waiting for at least one for at
  * most c->wait_ms, or while probing (kp_probe_begin()) for as long as the
  * peer answers its probes.  The CQ is polled @spin times (KP_SPIN_ALWAYS:
- * until the deadline) before it is armed and the caller sleeps.  Returns
+ * until the deadline) before the caller sleeps: until the core's poll
+ * context queues a completion, or with cq=direct, which nothing calls,
+ * for a nap that grows from KP_NAP_MIN_NS to KP_NAP_MAX_NS.  Returns
  * the number reaped (0: a probe's answer alone, taken out), or
  * -ETIMEDOUT, -EINTR, -ECONNRESET (peer gone), -EHOSTDOWN (peer not
  * answering its probes), -EIO (a completion error).
@@ -1151,8 +1150,10 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 		n = kp_cq_poll(c, wc, max);
 		if (n < 0)
 			return n;
-		if (n)
+		if (n) {
+			c->nap_ns = KP_NAP_MIN_NS;
 			return kp_poll_take(c, wc, n);
+		}
 		/*
 		 * Spinning, the CM and a stop are heard every 64 empty polls:
 		 * between two polls of a timed wait is nothing but the poll.
@@ -1199,23 +1200,6 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 		n = kp_poll_cm(c);
 		if (n)
 			return n;
-		/*
-		 * Armed already, its handler not yet run: the CQ was empty
-		 * just now, so a completion since that arm has queued the
-		 * handler or will.  Arming only when the last arm is spent
-		 * keeps one handler call in flight at most (kp_cq_quiesce()).
-		 */
-		if (!test_bit(KP_CQ_ARMED, &c->cq_flags)) {
-			WRITE_ONCE(c->cq_event, false);
-			set_bit(KP_CQ_USED, &c->cq_flags);
-			set_bit(KP_CQ_ARMED, &c->cq_flags);
-			n = ib_req_notify_cq(c->cq, IB_CQ_NEXT_COMP |
-					     IB_CQ_REPORT_MISSED_EVENTS);
-			if (n < 0)
-				clear_bit(KP_CQ_ARMED, &c->cq_flags);
-			if (n > 0)
-				continue;
-		}
 		/* never a negative timeout: the deadline may have just passed */
 		left = kp_time_left(deadline, jiffies);
 		if (!left) {
@@ -1225,10 +1209,19 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 			deadline = jiffies + msecs_to_jiffies(c->t->opts.probe_ms);
 			continue;
 		}
-		if (wait_event_interruptible_timeout(c->t->wq,
-				READ_ONCE(c->cq_event) || kp_cm_check(c) ||
-				READ_ONCE(c->t->abort), left) < 0)
+		if (c->cq->poll_ctx == IB_POLL_DIRECT) {
+			u64 nap = min_t(u64, c->nap_ns, jiffies_to_nsecs(left));
+
+			if (wait_event_interruptible_hrtimeout(c->t->wq,
+					kp_cm_check(c) || READ_ONCE(c->t->abort),
+					ns_to_ktime(nap)) == -ERESTARTSYS)
+				return -EINTR;
+			c->nap_ns = min(2 * c->nap_ns, KP_NAP_MAX_NS);
+		} else if (wait_event_interruptible_timeout(c->t->wq,
+				kp_wcq_ready(c) || kp_cm_check(c) ||
+				READ_ONCE(c->t->abort), left) < 0) {
 			return -EINTR;
+		}
 		if (kp_stopping(c->t))
 			return -EINTR;
 	}

@@ -36,8 +36,7 @@
 /* RDMA READs in flight: the device's limit, as ib_read_bw; the CM's field is 8 bits */
 #define KP_MAX_RD_ATOM		255
 #define KP_MAX_INLINE		220	/* inline writes, as perftest on mlx5 */
-#define KP_DRAIN_MS		2000	/* teardown: flushing the QP, the last sends */
-#define KP_QUIESCE_MS		100	/* teardown: a CQ handler already queued */
+#define KP_DRAIN_MS		2000	/* teardown: the last sends; a free callback's fence */
 #define KP_FLUSH_WHY_MS		1000	/* a flush: the CM's disconnect after it */
 /*
  * probe=: a probe's own bound.  The device ends a probe to a peer that is
@@ -48,6 +47,14 @@
 /* iWARP's probe target: a READ's source, then the peer's READ's sink */
 #define KP_PROBE_LEN		16
 #define KP_PROBE_SINK		8
+
+/*
+ * cq=direct: a wait that sleeps polls again after a nap, doubled each
+ * empty poll: a control message's answer is seen within tens of us, and
+ * a long wait (a server's) polls a thousand times a second.
+ */
+#define KP_NAP_MIN_NS		16000u
+#define KP_NAP_MAX_NS		1000000u
 
 /* kp_poll(): empty polls before sleeping on the CQ */
 #define KP_SPIN_ALWAYS		UINT_MAX	/* busy-poll (perftest's default) */
@@ -141,7 +148,11 @@ struct kp_conn_data {
 
 #define KP_CONN_VERSION		1
 
-/* What a work request was for, in its wr_id. */
+/*
+ * What a work request was for.  Each kind has an ib_cqe of its
+ * connection; a completion is read with the kind (and a stream's message
+ * index above KP_WR_IDX_SHIFT) in wc->wr_id (kp_wc_done()).
+ */
 enum kp_wr {
 	KP_WR_SEND = 1,
 	KP_WR_RECV,
@@ -149,14 +160,20 @@ enum kp_wr {
 	KP_WR_WRITE,
 	KP_WR_REG,
 	KP_WR_INV,
-	KP_WR_DRAIN_SQ,		/* teardown's markers */
-	KP_WR_DRAIN_RQ,
 	KP_WR_DATA_SEND,	/* slat, bw,send: a data message */
 	KP_WR_DATA_RECV,	/* ... and its receive, in the data buffer */
 	KP_WR_SKIP,		/* a zero-length SEND using up a peer's receive */
-	KP_WR_FENCE_SQ,		/* a free callback's markers (kp_npu.c) */
-	KP_WR_FENCE_RQ,
+	KP_WR_FENCE,		/* a free callback's markers (kp_npu.c) */
 	KP_WR_PROBE,		/* is the peer there? (kp_slice_over()) */
+	KP_WR_NR,
+};
+
+#define KP_WR_IDX_SHIFT	8	/* wr_id: a stream's message index above the kind */
+
+/* A work request's completion entry, and what the request was for. */
+struct kp_cqe {
+	struct ib_cqe cqe;
+	u64 wr_id;
 };
 
 enum kp_cm_state {
@@ -396,16 +413,22 @@ struct kp_conn {
 	u32 cq_depth;
 	u32 max_inline;		/* bytes a WRITE may carry inline, 0: none */
 	u8 rd_atom;
-	bool cq_event;		/* set by the CQ handler */
 	/*
-	 * KP_CQ_ARMED: kp_poll() armed the CQ and its handler has not run
-	 * yet (the arm is unspent, or the device has queued the call).
-	 * KP_CQ_USED: the CQ was armed once, so a handler may be in flight
-	 * at teardown.  kp_cq_quiesce() waits on them.
+	 * Completions: one entry a kind, and one a signaled message of a
+	 * stream (its index, which the kind's entry cannot hold).  The
+	 * core's poll context, or ib_process_cq_direct() in ours, calls
+	 * kp_wc_done(), which queues each completion in wcq for kp_poll().
 	 */
-	unsigned long cq_flags;
-#define KP_CQ_ARMED	0
-#define KP_CQ_USED	1
+	struct kp_cqe cqe[KP_WR_NR];
+	struct kp_cqe *slots;
+	u32 nslots;		/* a power of two */
+	spinlock_t wcq_lock;
+	struct ib_wc *wcq;
+	u32 wcq_n;		/* a power of two */
+	u32 wcq_head;
+	u32 wcq_tail;
+	bool wcq_lost;		/* a completion found wcq full */
+	u32 nap_ns;		/* cq=direct: the sleep between two polls */
 	unsigned int sends_out;	/* signaled sends not yet completed */
 	bool send_busy;		/* send_msg's last SEND has not completed */
 	unsigned int polls;	/* kp_poll() calls, to yield every so often */
@@ -481,7 +504,6 @@ struct kp_conn {
 	atomic_t npu_fence;	/* a free callback's markers not yet reaped */
 	bool npu_releasing;	/* the writer is in kp_npu_buf_free(), not polling */
 	bool npu_teardown;	/* the writer polls no more but to drain */
-	unsigned long drain_reaped;	/* kp_drain()'s markers a callback reaped */
 	/*
 	 * A free callback of NPU memory against what touches the memory or
 	 * the QP meanwhile: CPU copies into and out of it, the QP's creation
@@ -552,6 +574,7 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm);
 int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin);
 int kp_poll_now(struct kp_conn *c, struct ib_wc *wc, int max);
+int kp_cq_process(struct kp_conn *c, int max);
 bool kp_stopping(struct kp_test *t);
 int kp_recv_done(struct kp_conn *c, const struct ib_wc *wc);
 int kp_recv_keep(struct kp_conn *c, const struct ib_wc *wc);
@@ -598,7 +621,7 @@ void kp_npu_buf_free(struct kp_conn *c, struct kp_buf *b);
 int kp_npu_copy_to(struct kp_conn *c, struct kp_buf *b, u32 len);
 int kp_npu_copy_from(struct kp_conn *c, struct kp_buf *b, u32 len);
 int kp_npu_check(struct kp_conn *c);
-int kp_npu_fence_take(struct kp_conn *c, struct ib_wc *wc, int n);
+void kp_npu_fence_done(struct ib_cq *cq, struct ib_wc *wc);
 void kp_npu_conn_end(struct kp_conn *c);
 int kp_npu_verdict(struct kp_test *t, int ret);
 

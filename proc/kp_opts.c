@@ -17,6 +17,7 @@ enum kp_opt_type {
 	KP_T_ADDR4,	/* dotted quad */
 	KP_T_ADDR6,	/* IPv6 text, optional %ifname or %scope */
 	KP_T_MEM,	/* host or npu */
+	KP_T_CQ,	/* a poll context's name */
 	KP_T_SIZES,	/* N:N:... and A-B (A, 2A, 4A, ... up to B) */
 	KP_T_U64,	/* non-zero number, decimal or 0x hex: an address, a length */
 	KP_T_CPUS,	/* N:N:... and A-B (every CPU from A to B) */
@@ -152,12 +153,29 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_IMM] = { "imm", KP_T_FLAG, KP_F(wlat_imm), 0, 0,
 		"client, wlat",
 		"writes with immediate data, each seen as a receive completion instead of by polling the buffer: NPU memory, which the CPU cannot poll, needs it, and events too; either side's mem=npu or events choose it" },
+	[KP_OPT_CQ] = { "cq", KP_T_CQ, KP_F(cq), 0, 0,
+		"",
+		"the CQ's poll context (ib_alloc_cq()): direct, the test's thread polls it (ib_process_cq_direct()), napping between polls where it does not spin; softirq, workqueue or unbound, the core reaps it there and wakes the thread (default direct; with events softirq, which events needs)" },
 };
 
 static const char * const kp_mem_names[] = {
 	[KP_MEM_HOST] = "host",
 	[KP_MEM_NPU] = "npu",
 };
+
+static const char * const kp_cq_names[] = {
+	[KP_CQ_DIRECT] = "direct",
+	[KP_CQ_SOFTIRQ] = "softirq",
+	[KP_CQ_WORKQUEUE] = "workqueue",
+	[KP_CQ_UNBOUND] = "unbound",
+};
+
+const char *kp_cq_name(enum kp_cq_ctx cq)
+{
+	if ((unsigned int)cq >= ARRAY_SIZE(kp_cq_names))
+		return "?";
+	return kp_cq_names[cq];
+}
 
 const char *kp_mem_name(enum kp_mem mem)
 {
@@ -508,6 +526,7 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 {
 	const struct kp_opt_desc *d = &kp_opt_table[id];
 	void *field = (char *)o + d->off;
+	unsigned int i;
 	u64 v;
 	int ret;
 
@@ -516,7 +535,7 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 		return -EINVAL;
 	}
 	if ((d->type == KP_T_U32 || d->type == KP_T_ADDR4 ||
-	     d->type == KP_T_ADDR6 || d->type == KP_T_MEM ||
+	     d->type == KP_T_ADDR6 || d->type == KP_T_MEM || d->type == KP_T_CQ ||
 	     d->type == KP_T_SIZES || d->type == KP_T_U64 ||
 	     d->type == KP_T_CPUS) != has_val) {
 		kp_err(err, errlen, has_val ? "option '%s' takes no value" :
@@ -578,6 +597,18 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 			       d->name, (int)(vlen > 16 ? 16 : vlen), val);
 			return -EINVAL;
 		}
+		break;
+	case KP_T_CQ:
+		for (i = 0; i < KP_CQ_NR; i++)
+			if (strlen(kp_cq_names[i]) == vlen &&
+			    !memcmp(val, kp_cq_names[i], vlen))
+				break;
+		if (i == KP_CQ_NR) {
+			kp_err(err, errlen, "option '%s': '%.*s' is not direct, softirq, workqueue or unbound",
+			       d->name, (int)(vlen > 16 ? 16 : vlen), val);
+			return -EINVAL;
+		}
+		o->cq = i;
 		break;
 	case KP_T_SIZES:
 		ret = kp_parse_sizes(val, vlen, o, err, errlen);
@@ -653,6 +684,10 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 	if (o->events && (o->role != KP_ROLE_CLIENT ||
 			  o->mode == KP_MODE_PING)) {
 		kp_err(err, errlen, "'events' is for a client of rlat, wlat, slat, bw or fr (ping: 'poll' chooses)");
+		return -EINVAL;
+	}
+	if (o->events && o->cq == KP_CQ_DIRECT && kp_opt_given(o, KP_OPT_CQ)) {
+		kp_err(err, errlen, "'events' sleeps until the core's poll context calls: not with cq=direct");
 		return -EINVAL;
 	}
 	if (kp_opt_given(o, KP_OPT_QPS) || kp_opt_given(o, KP_OPT_CPUS)) {
@@ -842,6 +877,9 @@ int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
 		o->mode = KP_MODE_BW_READ;
 	if (o->bw_send)
 		o->mode = KP_MODE_BW_SEND;
+	/* events sleep until the core's poll context wakes them */
+	if (o->events && !kp_opt_given(o, KP_OPT_CQ))
+		o->cq = KP_CQ_SOFTIRQ;
 	if (!o->nsizes) {
 		o->sizes[0] = o->size;
 		o->nsizes = 1;
@@ -883,6 +921,8 @@ int kp_opts_help(char *buf, size_t len)
 			snprintf(val, sizeof(val), "=ADDR");
 		else if (d->type == KP_T_MEM)
 			snprintf(val, sizeof(val), "=host|npu");
+		else if (d->type == KP_T_CQ)
+			snprintf(val, sizeof(val), "=direct|softirq|workqueue|unbound");
 		else if (d->type == KP_T_SIZES)
 			snprintf(val, sizeof(val), "=N[-M][:...]");
 		else if (d->type == KP_T_U64)

@@ -33,6 +33,15 @@ enum kp_mem {
 	KP_MEM_NPU,
 };
 
+/* Who reaps the CQ: the core's poll contexts (enum ib_poll_context). */
+enum kp_cq_ctx {
+	KP_CQ_DIRECT,		/* the test's own thread, ib_process_cq_direct() */
+	KP_CQ_SOFTIRQ,
+	KP_CQ_WORKQUEUE,
+	KP_CQ_UNBOUND,		/* an unbound workqueue */
+	KP_CQ_NR,
+};
+
 #define KP_MAX_NPU_DEV		15
 #define KP_NPU_VA_ALIGN		4096u	/* npu_va, npu_len, and the pieces carved */
 
@@ -103,6 +112,7 @@ struct kp_opts {
 	bool bw_send;			/* bw: SENDs, not WRITEs (mode bw_send) */
 	bool gbits;			/* bw: Gb/s beside MiB/s */
 	bool events;			/* sleep on completion events, not busy-poll */
+	enum kp_cq_ctx cq;		/* the CQ's poll context */
 	bool wlat_imm;			/* wlat: writes with immediate data */
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
@@ -151,6 +161,7 @@ enum kp_opt_id {
 	KP_OPT_CPUS,
 	KP_OPT_PROBE,
 	KP_OPT_IMM,
+	KP_OPT_CQ,
 	KP_OPT_NR,
 };
 
@@ -173,6 +184,7 @@ int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
 const char *kp_mode_name(enum kp_mode mode);
 const char *kp_role_name(enum kp_role role);
 const char *kp_mem_name(enum kp_mem mem);
+const char *kp_cq_name(enum kp_cq_ctx cq);
 
 /* Format @a as text ("192.0.2.1", "fe80::1%eth0") into @buf. */
 int kp_addr_format(const struct kp_addr *a, char *buf, size_t len);

@@ -18,7 +18,7 @@
  * e.g. a CQ destroyed while its own completion tasklet is held:
  *
  *   insmod kpdelay.ko sym=rxe_send_complete ms=100 after=rdma_disconnect \
- *          learn=kp_cq_handler watch=rxe_destroy_cq
+ *          learn=ib_cq_completion_softirq watch=rxe_destroy_cq
  *
  * @fail: instead of delaying it, make the call return this (a negative
  * errno) without running the function, for callers whose third argument

@@ -297,6 +297,7 @@ static void test_help(void)
 		"sizes=N[-M][:...]", "duration=", "progress=", "warmup=",
 		"gbits", "events", "read", "slat", "send", "qps=1..64",
 		"cpus=N[-M][:...]", "probe=", "imm",
+		"cq=direct|softirq|workqueue|unbound",
 	};
 	unsigned int i;
 
@@ -522,8 +523,41 @@ static void test_qps(void)
 	expect_err(BASE ",bw,qps=2,qps=3", -EINVAL, "given twice");
 }
 
+/* cq=: the CQ's poll context; events need one the core reaps in */
+static void test_cq(void)
+{
+	static const char * const names[] = {
+		"direct", "softirq", "workqueue", "unbound",
+	};
+	char cmd[128];
+	unsigned int i;
+
+	expect_ok(BASE ",wlat");
+	KT_CHECK(o.cq == KP_CQ_DIRECT && !kp_opt_given(&o, KP_OPT_CQ),
+		 "default cq %d", o.cq);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(cmd, sizeof(cmd), BASE ",bw,cq=%s", names[i]);
+		expect_ok(cmd);
+		KT_CHECK(o.cq == i && !strcmp(kp_cq_name(o.cq), names[i]),
+			 "cq=%s: %d", names[i], o.cq);
+	}
+	expect_ok("server,addr=192.0.2.1,port=9,cq=workqueue");
+	KT_CHECK(o.cq == KP_CQ_WORKQUEUE, "a server's cq");
+	expect_ok(BASE ",rlat,events");
+	KT_CHECK(o.cq == KP_CQ_SOFTIRQ, "events without cq: softirq, %d", o.cq);
+	expect_ok(BASE ",rlat,events,cq=unbound");
+	KT_CHECK(o.cq == KP_CQ_UNBOUND, "events,cq=unbound: %d", o.cq);
+	expect_err(BASE ",rlat,events,cq=direct", -EINVAL,
+		   "not with cq=direct");
+	expect_err(BASE ",cq=irq", -EINVAL, "is not direct, softirq");
+	expect_err(BASE ",cq", -EINVAL, "needs a value");
+	expect_err(BASE ",cq=direct,cq=softirq", -EINVAL, "given twice");
+	KT_CHECK(!strcmp(kp_cq_name(KP_CQ_NR), "?"), "out of range name");
+}
+
 int main(void)
 {
+	test_cq();
 	test_qps();
 	test_perftest_opts();
 	test_minimal_and_defaults();
