@@ -421,7 +421,8 @@ static void kp_close_conns(struct kp_test *t)
 	WRITE_ONCE(t->live, false);
 	/*
 	 * From here the CQs are reaped only to drain them, each in turn: a
-	 * free callback of NPU memory reaps its own fence (kp_npu.c).
+	 * free callback of NPU memory reaps its own fence (kp_npu.c) where
+	 * nothing else would: cq=direct.
 	 */
 	for (i = 0; i < t->nconns; i++) {
 		struct kp_conn *c = t->conns[i];

@@ -112,6 +112,7 @@ struct kp_record *kp_rec_new(const struct kp_opts *o)
 	rec->role = o->role;
 	rec->mode = o->mode;
 	rec->mem = o->mem;
+	rec->cq = o->cq;
 	rec->state = KP_REC_RUNNING;
 	strscpy(rec->dev, "-", sizeof(rec->dev));
 	mutex_lock(&kp_rec_lock);
@@ -270,6 +271,7 @@ int kp_rec_show_json(struct seq_file *m, void *v)
 		c.id = r->id;
 		c.role = kp_role_name(r->role);
 		c.mem = kp_mem_name(r->mem);
+		c.cq = kp_cq_name(r->cq);
 		c.dev = r->dev;
 		if (r->state > KP_REC_LISTENING && r->nres)
 			r->seen = true;

@@ -211,6 +211,7 @@ struct kp_record {
 	enum kp_role role;
 	enum kp_mode mode;
 	enum kp_mem mem;
+	enum kp_cq_ctx cq;	/* its CQs' poll context */
 	enum kp_rec_state state;
 	char dev[IB_DEVICE_NAME_MAX];
 	struct kp_counters cnt;

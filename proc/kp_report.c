@@ -664,6 +664,8 @@ static void kp_json_head(struct kp_out *o, const struct kp_json_ctx *c,
 	kp_put(o, "{\"id\": %u, \"test\": \"%s\", \"role\": \"%s\", \"mem\": \"%s\", \"device\": \"%s\", \"kernel\": \"%s\", \"duration\": %u, \"MsgSize\": %u, \"n_iterations\": %llu",
 	       c->id, c->mode, c->role, c->mem, c->dev, c->kernel,
 	       c->duration_s, bytes, (unsigned long long)iters);
+	if (c->cq)
+		kp_put(o, ", \"cq\": \"%s\"", c->cq);
 }
 
 int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,

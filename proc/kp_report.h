@@ -289,6 +289,7 @@ struct kp_json_ctx {
 	const char *dev;
 	const char *kernel;
 	u32 duration_s;		/* 0: a count run */
+	const char *cq;		/* the CQ's poll context; NULL: not said */
 };
 
 /*

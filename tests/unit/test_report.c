@@ -603,7 +603,7 @@ static int json_shape(const char *s)
 static void test_json(void)
 {
 	struct kp_json_ctx c = { 7, "client", "wlat", "npu", "rxe0",
-				 "6.1.0-56-amd64", 0 };
+				 "6.1.0-56-amd64", 0, NULL };
 	struct kp_lat_result r = { 0 };
 	struct kp_bw_result b;
 	char line[1536], small[64];
@@ -641,6 +641,13 @@ static void test_json(void)
 		 strstr(line, "\"cdf\": [[0.000, 1.00], [0.010, 10.00], ") &&
 		 strstr(line, "[1.000, 1000.00]]}"), "lat json text: %s", line);
 	KT_CHECK(!strstr(line, "variant"), "no variant but wlat's: %s", line);
+	KT_CHECK(!strstr(line, "\"cq\""), "no cq unless said: %s", line);
+	c.cq = "softirq";
+	kp_lat_json(line, sizeof(line), &c, &r);
+	KT_CHECK(json_shape(line) &&
+		 strstr(line, "\"n_iterations\": 1000, \"cq\": \"softirq\", \"t_"),
+		 "cq json: %s", line);
+	c.cq = NULL;
 	r.variant = "imm";
 	kp_lat_json(line, sizeof(line), &c, &r);
 	KT_CHECK(json_shape(line) &&
@@ -738,7 +745,7 @@ static void test_progress(void)
 static void test_bw_sum(void)
 {
 	struct kp_json_ctx c = { 3, "client", "bw", "host", "rxe0",
-				 "6.1.0-56-amd64", 0 };
+				 "6.1.0-56-amd64", 0, NULL };
 	struct kp_bw_result qp[4], r, low;
 	char line[1536];
 	u64 iters = 0;
