@@ -190,6 +190,63 @@ kp_test bw-64KiB t_bw 65536 300 ""
 kp_test bw-4KiB-txdepth8 t_bw 4096 500 ",txdepth=8"
 kp_test bw-duplex t_bw 16384 300 ",duplex"
 
+# cq=CTX: the core's CQ API in each poll context (ib_alloc_cq()), every
+# mode family on it.  Both sides' CQs are the core's in that context, as
+# rdma's resource view shows them while a stream runs; each result is
+# whole, and its JSON names the context.  Where the core reaps (not
+# direct), rlat also sleeps on its completions (events).
+t_cq_ctx() {
+	ctx=$1
+	case $ctx in
+	unbound) want=UNBOUND_WORKQUEUE ;;
+	*) want=$(echo "$ctx" | tr a-z A-Z) ;;
+	esac
+	PORT=$((PORT + 1))
+	base=$(kp_last_id)
+	kpwrite "server,addr=$A,port=$PORT,cq=$ctx" > /tmp/srv.out &
+	sp=$!
+	kp_listening "$base"
+	kpwrite "client,addr=$A,port=$PORT,bw,size=4096,duration=2,cq=$ctx" > /tmp/cli.out &
+	cp=$!
+	i=0 seen=""
+	while [ $i -lt 40 ]; do
+		seen=$(rdma resource show cq 2>/dev/null | grep 'comm \[krping_npu\]' |
+			sed -n 's/.* poll-ctx \([A-Z_]*\) .*/\1/p' | sort | tr '\n' ' ')
+		[ "$seen" = "$want $want " ] && break
+		sleep 0.1; i=$((i + 1))
+	done
+	wait $sp; wait $cp
+	[ "$seen" = "$want $want " ] ||
+		{ kp_why "krping_npu's CQs' poll contexts '$seen', want two $want: $(rdma resource show cq 2>&1 | head -4 | tr '\n' '|')"; return 1; }
+	grep -q ret= /tmp/srv.out && grep -q ret= /tmp/cli.out ||
+		{ kp_why "bw: server $(cat /tmp/srv.out), client $(cat /tmp/cli.out)"; return 1; }
+	cid=$(kp_new_id "$base" client)
+	grep "^{\"id\": $cid, " /proc/krping_npu_json | grep -q "\"cq\": \"$ctx\"" ||
+		{ kp_why "JSON of $cid: $(grep "^{\"id\": $cid, " /proc/krping_npu_json | cut -c1-200)"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,cq=$ctx" "addr=$A,port=$PORT,size=4096,count=20,validate,cq=$ctx"
+	[ "$(kp_res $CID)" = "ping #bytes=4096 rounds=20 validated=yes" ] ||
+		{ kp_why "ping: $SRV $CLI $(kp_res $CID)"; return 1; }
+	ev=""
+	[ "$ctx" = direct ] || ev=",events"
+	for m in "rlat 64 200$ev rlat" "wlat 64 200 wlat" "slat 64 200 slat" "fr 65536 50 fr" \
+		"bw 16384 200 bw" "bw,read 4096 200 bw_read" "bw,send 4096 200 bw_send"; do
+		set -- $m
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT,cq=$ctx" "addr=$A,port=$PORT,$1,size=$2,count=$3,cq=$ctx"
+		case "$SRV $CLI" in *errno*) kp_why "$1: srv=$SRV cli=$CLI"; return 1 ;; esac
+		case $4 in
+		bw*) kp_check_bw "$(kp_res $CID)" "$2" "${3%%,*}" "$4" || return 1 ;;
+		*) kp_check_lat "$(kp_res $CID)" "$4" "$2" "${3%%,*}" || return 1 ;;
+		esac
+	done
+	kp_log "cq=$ctx: CQs in $want; ping, rlat$ev, wlat, slat, fr, bw, bw,read, bw,send whole"
+}
+kp_test cq-direct t_cq_ctx direct
+kp_test cq-softirq t_cq_ctx softirq
+kp_test cq-workqueue t_cq_ctx workqueue
+kp_test cq-unbound t_cq_ctx unbound
+
 # a server started for one mode refuses a client of another
 t_mode_mismatch() {
 	PORT=$((PORT + 1))
