@@ -192,14 +192,21 @@ kp_test bw-duplex t_bw 16384 300 ",duplex"
 
 # cq=CTX: the core's CQ API in each poll context (ib_alloc_cq()), every
 # mode family on it.  Both sides' CQs are the core's in that context, as
-# rdma's resource view shows them while a stream runs; each result is
+# rdma's resource view shows them while a stream runs (its value, which
+# rdma misnames); each result is
 # whole, and its JSON names the context.  Where the core reaps (not
 # direct), rlat also sleeps on its completions (events).
 t_cq_ctx() {
 	ctx=$1
+	# rdma (iproute2) names the kernel's value by the enum's order before
+	# 5.9, DIRECT first; the kernel has put DIRECT last since (SOFTIRQ 0,
+	# WORKQUEUE 1, UNBOUND_WORKQUEUE 2, DIRECT 3): each shows as the name
+	# before it
 	case $ctx in
-	unbound) want=UNBOUND_WORKQUEUE ;;
-	*) want=$(echo "$ctx" | tr a-z A-Z) ;;
+	softirq) want=DIRECT ;;
+	workqueue) want=SOFTIRQ ;;
+	unbound) want=WORKQUEUE ;;
+	direct) want=UNBOUND_WORKQUEUE ;;
 	esac
 	PORT=$((PORT + 1))
 	base=$(kp_last_id)
