@@ -13,6 +13,7 @@
 #include <net/net_namespace.h>
 
 #include "krping_npu.h"
+#include "kp_trace.h"
 
 #define KP_RESOLVE_MS	2000
 
@@ -80,6 +81,7 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (IS_ERR(c))
 			return PTR_ERR(c);
 	}
+	trace_kp_cm_event(c->t->rec->id, c->idx, ev->event, ev->status);
 	state = READ_ONCE(c->cm_state);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:

@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 
 #include "krping_npu.h"
+#include "kp_trace.h"
 
 struct kp_lanes_thread {
 	struct kp_test *t;
@@ -133,8 +134,11 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 		if (!late && kp_run_late(&t->conns[first]->stream.run,
 					 kp_clock_now(&t->clk) - idle_since)) {
 			late = true;
-			for (i = first; i < t->nconns; i += step)
+			for (i = first; i < t->nconns; i += step) {
 				t->conns[i]->stream.run.late_waits++;
+				trace_kp_late_wait(t->rec->id, i,
+						   kp_clock_now(&t->clk) - idle_since);
+			}
 		}
 		if (kp_cpu_wanted()) {
 			for (i = first; i < t->nconns && !yielded_idle;

@@ -88,7 +88,8 @@ void kp_npu_fence_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kp_conn *c = cq->cq_context;
 
-	atomic_dec(&c->npu_fence);
+	/* the count was zeroed if the QP went meanwhile */
+	atomic_dec_if_positive(&c->npu_fence);
 	wake_up_all(&c->t->wq);
 }
 
@@ -187,21 +188,28 @@ static void kp_npu_freed(void *data)
 {
 	struct kp_buf *b = data;
 	struct kp_conn *c = b->conn;
-	bool qp, reap;
+	bool qp, reap, draining;
 	int posted = 0;
 
 	mutex_lock(&c->npu_lock);
 	if (!c->npu_freed)
 		WRITE_ONCE(c->npu_freed, b);
 	qp = c->qp;	/* none yet, or destroyed: nothing to stop */
-	if (qp)
+	/* the teardown's drain is under way: it is the fence */
+	draining = c->draining;
+	if (qp && !draining)
 		posted = kp_npu_fence_post(c);
 	reap = posted && (c->npu_releasing || c->npu_teardown);
 	mutex_unlock(&c->npu_lock);
 	wake_up_all(&c->t->wq);
 	if (posted)
 		kp_npu_fence_wait(c, reap);
-	if (qp && (posted != 2 || atomic_read(&c->npu_fence)))
+	else if (qp && draining &&
+		 !wait_event_timeout(c->t->wq, !READ_ONCE(c->qp),
+				     msecs_to_jiffies(2 * KP_DRAIN_MS)))
+		kp_err(c->t, "NPU memory freed: the QP's drain not done in %u ms",
+		       2 * KP_DRAIN_MS);
+	if (qp && !draining && (posted != 2 || atomic_read(&c->npu_fence)))
 		kp_err(c->t, "NPU memory freed: the device's work on the QP not seen done in %u ms",
 		       KP_DRAIN_MS);
 	/*

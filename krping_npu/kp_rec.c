@@ -13,6 +13,7 @@
 #include <linux/utsname.h>
 
 #include "krping_npu.h"
+#include "kp_trace.h"
 
 #define KP_KEEP_FINISHED	64
 #define KP_JSON_MAX		1536	/* one result's JSON line */
@@ -167,6 +168,7 @@ void kp_rec_finish(struct kp_record *rec, int ret)
 {
 	struct kp_record *r;
 
+	trace_kp_test_end(rec->id, ret);
 	mutex_lock(&kp_rec_lock);
 	rec->state = ret ? KP_REC_FAILED : KP_REC_DONE;
 	rec->finish_seq = ++kp_finish_seq;

@@ -15,6 +15,7 @@
 #include <linux/sizes.h>
 
 #include "krping_npu.h"
+#include "kp_trace.h"
 
 /*
  * A completion, from the core's poll context or our own poll
@@ -29,6 +30,7 @@ static void kp_wc_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 	struct ib_wc *q;
 
+	trace_kp_wc(c->t->rec->id, c->idx, wc, e->wr_id);
 	spin_lock_irqsave(&c->wcq_lock, flags);
 	if (c->wcq_tail - c->wcq_head < c->wcq_n) {
 		q = &c->wcq[c->wcq_tail++ & (c->wcq_n - 1)];
@@ -187,17 +189,19 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	}
 	c->rd_atom = min3(dev->attrs.max_qp_rd_atom,
 			  dev->attrs.max_qp_init_rd_atom, KP_MAX_RD_ATOM);
+	/* each queue keeps a slot for the drain's marker */
 	c->sq_depth = min_t(u32, c->t->opts.txdepth + KP_SQ_EXTRA,
-			    dev->attrs.max_qp_wr);
+			    dev->attrs.max_qp_wr - 1);
 	/* room for data receives (slat, bw,send) behind the control ones */
-	rq_depth = min_t(u32, KP_RQ_DEPTH + KP_DATA_RQ, dev->attrs.max_qp_wr);
+	rq_depth = min_t(u32, KP_RQ_DEPTH + KP_DATA_RQ, dev->attrs.max_qp_wr - 1);
 	if (rq_depth <= KP_RQ_DEPTH) {
 		kp_err(c->t, "%s takes %d work requests a queue, we need more than %u",
 		       dev_name(&dev->dev), dev->attrs.max_qp_wr, KP_RQ_DEPTH);
 		return -EOPNOTSUPP;
 	}
 	c->rq_data_max = rq_depth - KP_RQ_DEPTH;
-	c->cq_depth = min_t(u32, c->sq_depth + rq_depth, dev->attrs.max_cqe);
+	/* and the CQ, for the drain's two and a free callback's two */
+	c->cq_depth = min_t(u32, c->sq_depth + rq_depth + 4, dev->attrs.max_cqe);
 
 	c->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(c->pd)) {
@@ -212,7 +216,7 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		return ret;
 	/* a connection's CQ on a vector of its own where there are several */
 	c->cq = ib_alloc_cq(dev, c, c->cq_depth,
-			    c->idx % dev->num_comp_vectors,
+			    c->idx % max(dev->num_comp_vectors, 1),
 			    poll_ctx[c->t->opts.cq]);
 	if (IS_ERR(c->cq)) {
 		ret = PTR_ERR(c->cq);
@@ -226,8 +230,9 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	qp_attr.qp_context = c;
 	qp_attr.send_cq = c->cq;
 	qp_attr.recv_cq = c->cq;
-	qp_attr.cap.max_send_wr = c->sq_depth;
-	qp_attr.cap.max_recv_wr = rq_depth;
+	/* room for the drain's marker on each queue (ib_drain_qp()) */
+	qp_attr.cap.max_send_wr = c->sq_depth + 1;
+	qp_attr.cap.max_recv_wr = rq_depth + 1;
 	qp_attr.cap.max_send_sge = 1;
 	qp_attr.cap.max_recv_sge = 1;
 	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
@@ -324,19 +329,64 @@ static void kp_probe_target_free(struct kp_conn *c)
 	memset(b, 0, sizeof(*b));
 }
 
+static void kp_drain_work(struct work_struct *work)
+{
+	struct kp_conn *c = container_of(work, struct kp_conn, drain_work);
+
+	ib_drain_qp(c->qp);
+	complete(&c->drained);
+}
+
+/*
+ * Every work request completes, flushed, before the QP and the buffers
+ * go: the core's drain, as every in-tree ULP's.  It waits without a bound
+ * where the core reaps (a device that never flushes hangs here as it
+ * would hang theirs).  A QP that refuses the error state is not drained:
+ * the core's drain would warn and return, and its markers would be sent.
+ * A DIRECT CQ is reaped by its owner: the core's drain polls one only
+ * after sleeping 100 ms on each queue's marker (__ib_drain_sq()), 0.2 s
+ * a connection, so it waits in a work item while this thread reaps, for
+ * KP_DRAIN_MS, and then leaves the CQ to it.  Nobody reads what completes
+ * now.
+ */
+static void kp_drain(struct kp_conn *c)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(KP_DRAIN_MS);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (ib_modify_qp(c->qp, &attr, IB_QP_STATE)) {
+		kp_err(c->t, "drain: the QP does not enter the error state: not drained");
+		return;
+	}
+	if (c->cq->poll_ctx != IB_POLL_DIRECT) {
+		ib_drain_qp(c->qp);
+		return;
+	}
+	INIT_WORK(&c->drain_work, kp_drain_work);
+	init_completion(&c->drained);
+	queue_work(system_unbound_wq, &c->drain_work);
+	while (!completion_done(&c->drained) &&
+	       time_before(jiffies, deadline)) {
+		spin_lock_irq(&c->wcq_lock);
+		c->wcq_head = c->wcq_tail;
+		spin_unlock_irq(&c->wcq_lock);
+		if (kp_cq_process(c, 16) <= 0)
+			usleep_range(20, 100);
+	}
+	flush_work(&c->drain_work);
+}
+
 /* Frees whatever kp_setup_verbs() and the tests set up; safe on partial. */
 void kp_free_verbs(struct kp_conn *c)
 {
 	struct rdma_cm_id *id = c->child_id ?: c->cm_id;
 
 	if (c->qp) {
-		/*
-		 * Every work request completes, flushed, before the QP and
-		 * the buffers go: the core's drain, as every in-tree ULP's.
-		 * It waits without a bound where the core reaps (a device
-		 * that never flushes hangs here as it would hang theirs).
-		 */
-		ib_drain_qp(c->qp);
+		/* a free callback fences no more: the drain does (kp_npu.c) */
+		mutex_lock(&c->npu_lock);
+		c->draining = true;
+		mutex_unlock(&c->npu_lock);
+		kp_drain(c);
 		/*
 		 * A free callback of NPU memory may be fencing it; once the
 		 * QP is destroyed the device has done all its work on it,
@@ -344,7 +394,7 @@ void kp_free_verbs(struct kp_conn *c)
 		 */
 		mutex_lock(&c->npu_lock);
 		rdma_destroy_qp(id);
-		c->qp = NULL;
+		WRITE_ONCE(c->qp, NULL);
 		atomic_set(&c->npu_fence, 0);
 		mutex_unlock(&c->npu_lock);
 		wake_up_all(&c->t->wq);
@@ -503,6 +553,10 @@ static int kp_post_send(struct kp_conn *c, const struct ib_send_wr *wr)
 	const struct ib_send_wr *bad = wr;
 	int ret;
 
+	trace_kp_post_send(c->t->rec->id, c->idx, c->qp->qp_num,
+			   container_of(wr->wr_cqe, struct kp_cqe, cqe)->wr_id,
+			   wr->opcode, wr->num_sge ? wr->sg_list[0].length : 0,
+			   wr->send_flags & IB_SEND_SIGNALED);
 	local_bh_disable();
 	ret = ib_post_send(c->qp, wr, &bad);
 	local_bh_enable();
@@ -531,6 +585,8 @@ int kp_post_recv(struct kp_conn *c)
 
 	if (c->rq_hold)
 		return 0;
+	trace_kp_post_recv(c->t->rec->id, c->idx, c->qp->qp_num, KP_WR_RECV,
+			   -1, KP_CTRL_SIZE, true);
 	ret = ib_post_recv(c->qp, &wr, &bad);
 	if (ret)
 		kp_err(c->t, "ib_post_recv: %d", ret);
@@ -568,6 +624,9 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 				.next = i + 1 < k ? &wr[i + 1] : NULL,
 			};
 		}
+		for (i = 0; trace_kp_post_recv_enabled() && i < k; i++)
+			trace_kp_post_recv(c->t->rec->id, c->idx, c->qp->qp_num,
+					   KP_WR_DATA_RECV, -1, sge.length, true);
 		bad = wr;	/* a driver may fail a post without setting it */
 		ret = ib_post_recv(c->qp, wr, &bad);
 		if (ret) {
@@ -903,6 +962,7 @@ struct kp_probe_count kp_probe_count;
 static int kp_peer_lost(struct kp_conn *c, const char *why, int err)
 {
 	atomic_inc(&kp_probe_count.lost);
+	trace_kp_probe(c->t->rec->id, c->idx, c->qp ? c->qp->qp_num : 0, 2);
 	kp_err(c->t, "peer not answering: %s after %llu ms", why,
 	       div_u64(ktime_get_ns() - c->alive_at, NSEC_PER_MSEC));
 	return err;
@@ -1015,6 +1075,7 @@ static int kp_slice_over(struct kp_conn *c)
 	ret = kp_post_send(c, &wr.wr);
 	if (ret)
 		return ret;
+	trace_kp_probe(c->t->rec->id, c->idx, c->qp->qp_num, 0);
 	c->probe_out = true;
 	c->probe_at = now;
 	return 0;
@@ -1098,6 +1159,7 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 		if (wc[i].wr_id == KP_WR_PROBE) {
 			c->probe_out = false;
 			c->probes++;
+			trace_kp_probe(c->t->rec->id, c->idx, c->qp->qp_num, 1);
 			atomic_inc(&kp_probe_count.answered);
 			continue;
 		}
@@ -1189,6 +1251,8 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 					if (kp_run_late(c->run, now - begun)) {
 						late = true;
 						c->run->late_waits++;
+						trace_kp_late_wait(c->t->rec->id, c->idx,
+								   now - begun);
 					}
 				}
 				kp_run_yield_waiting(c->run, &yielded);

@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 
 #include "krping_npu.h"
+#include "kp_trace.h"
 
 #define KP_WLAT_BATCH	4
 #define KP_WLAT_SIGNAL	16	/* signal one write in this many */
@@ -161,6 +162,7 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 		if (c->run && !late && kp_run_late(c->run, now - begun)) {
 			late = true;
 			c->run->late_waits++;
+			trace_kp_late_wait(c->t->rec->id, c->idx, now - begun);
 		}
 		/* old, or untimed: a failed write of ours ends it, not wait_ms */
 		if (!c->run || now - begun >= KP_LATE_US * NSEC_PER_USEC) {

@@ -430,6 +430,9 @@ struct kp_conn {
 	u32 wcq_tail;
 	bool wcq_lost;		/* a completion found wcq full */
 	u32 nap_ns;		/* cq=direct: the sleep between two polls */
+	struct work_struct drain_work;	/* cq=direct: ib_drain_qp() (kp_drain()) */
+	struct completion drained;
+	bool draining;		/* kp_free_verbs() drains the QP (npu_lock) */
 	unsigned int sends_out;	/* signaled sends not yet completed */
 	bool send_busy;		/* send_msg's last SEND has not completed */
 	unsigned int polls;	/* kp_poll() calls, to yield every so often */

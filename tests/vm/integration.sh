@@ -254,6 +254,47 @@ kp_test cq-softirq t_cq_ctx softirq
 kp_test cq-workqueue t_cq_ctx workqueue
 kp_test cq-unbound t_cq_ctx unbound
 
+# Tracepoints, read back through tracefs: ours (krping_npu:*) carry the
+# test id and the QP number, and the core's own CQ events fire for our
+# CQs (rdma_core:cq_alloc names them, cq_poll reaps from them).  An rlat
+# of 50 READs: each post and each completion of the client's, on one QP,
+# the CM's events of both sides, both tests' ends.  cq_poll is filtered
+# to polls that returned something (a busy-poll's empty ones would
+# overrun the buffer).
+t_trace() {
+	T=/sys/kernel/tracing
+	[ -d $T/events ] || mount -t tracefs nodev $T || { kp_why "no tracefs"; return 1; }
+	[ -d $T/events/krping_npu ] || { kp_why "no krping_npu events in tracefs"; return 1; }
+	echo > $T/trace
+	echo 'rc > 0' > $T/events/rdma_core/cq_poll/filter
+	for e in krping_npu rdma_core/cq_alloc rdma_core/cq_poll; do echo 1 > $T/events/$e/enable; done
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,rlat,size=64,count=50"
+	for e in krping_npu rdma_core/cq_alloc rdma_core/cq_poll; do echo 0 > $T/events/$e/enable; done
+	echo 0 > $T/events/rdma_core/cq_poll/filter
+	cat $T/trace > /tmp/trace.txt
+	echo > $T/trace
+	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
+	qpn=$(sed -n "s/.* kp_post_send: test=$CID conn=0 qpn=\([0-9]*\) kind=3 .*/\1/p" /tmp/trace.txt | sort -u)
+	[ -n "$qpn" ] && [ "$(echo "$qpn" | wc -l)" = 1 ] || { kp_why "READs posted on QPs '$qpn'"; return 1; }
+	np=$(grep -c " kp_post_send: test=$CID conn=0 qpn=$qpn kind=3 idx=0 opcode=4 len=64 signaled=1$" /tmp/trace.txt)
+	nw=$(grep -c " kp_wc: test=$CID conn=0 qpn=$qpn kind=3 idx=0 status=0 opcode=2 byte_len=" /tmp/trace.txt)
+	[ "$np" -ge 50 ] && [ "$nw" = "$np" ] || { kp_why "$np READs posted, $nw completed (want >= 50, equal)"; return 1; }
+	for w in "$CID conn=0 event=9 " "$SID conn=0 event=4 " "$SID conn=0 event=9 "; do
+		grep -q " kp_cm_event: test=$w" /tmp/trace.txt || { kp_why "no CM event 'test=$w'"; return 1; }
+	done
+	grep -q " kp_test_end: test=$CID ret=0$" /tmp/trace.txt && grep -q " kp_test_end: test=$SID ret=0$" /tmp/trace.txt ||
+		{ kp_why "test ends: $(grep kp_test_end /tmp/trace.txt | tr '\n' '|')"; return 1; }
+	ids=$(sed -n 's/.* cq_alloc: cq.id=\([0-9]*\) .* poll_ctx=DIRECT$/\1/p' /tmp/trace.txt | tr '\n' ' ')
+	[ "$(echo $ids | wc -w)" = 2 ] || { kp_why "cq_alloc of DIRECT CQs: '$ids'"; return 1; }
+	for id in $ids; do
+		n=$(grep -c " cq_poll: cq.id=$id requested [0-9]*, returned [1-9]" /tmp/trace.txt)
+		[ "$n" -gt 0 ] || { kp_why "no cq_poll reaping from CQ $id"; return 1; }
+	done
+	kp_log "trace: rlat $CID on QP $qpn: $np READs posted and completed; CQs $ids polled by the core's ib_process_cq_direct()"
+}
+kp_test trace-events t_trace
+
 # a server started for one mode refuses a client of another
 t_mode_mismatch() {
 	PORT=$((PORT + 1))
