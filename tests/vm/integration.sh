@@ -247,7 +247,7 @@ t_cq_ctx() {
 		*) kp_check_lat "$(kp_res $CID)" "$4" "$2" "${3%%,*}" || return 1 ;;
 		esac
 	done
-	kp_log "cq=$ctx: CQs in $want; ping, rlat$ev, wlat, slat, fr, bw, bw,read, bw,send whole"
+	kp_log "cq=$ctx: both CQs in it (rdma says $want); ping, rlat$ev, wlat, slat, fr, bw, bw,read, bw,send whole"
 }
 kp_test cq-direct t_cq_ctx direct
 kp_test cq-softirq t_cq_ctx softirq
@@ -291,7 +291,7 @@ t_trace() {
 		n=$(grep -c " cq_poll: cq.id=$id requested [0-9]*, returned [1-9]" /tmp/trace.txt)
 		[ "$n" -gt 0 ] || { kp_why "no cq_poll reaping from CQ $id"; return 1; }
 	done
-	kp_log "trace: rlat $CID on QP $qpn: $np READs posted and completed; CQs $ids polled by the core's ib_process_cq_direct()"
+	kp_log "trace: rlat $CID on QP $qpn: $np READs posted and completed; CQs ${ids% } polled by the core's ib_process_cq_direct()"
 }
 kp_test trace-events t_trace
 
