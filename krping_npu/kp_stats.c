@@ -559,3 +559,60 @@ out:
 	kfree(qp);
 	return ret;
 }
+
+/*
+ * A latency figure of @res against its bound @max_us (0: none): a dmesg
+ * line saying by how much it missed, and -EDOM; else 0.
+ */
+static int kp_lat_bound(struct kp_test *t, const struct kp_result *res,
+			const char *name, u64 ns, u32 max_us, const char *opt)
+{
+	u64 max = (u64)max_us * NSEC_PER_USEC, over;
+
+	if (!max_us || ns <= max)
+		return 0;
+	/* hundredths of a percent over the bound */
+	over = div64_u64((ns - max) * 10000, max);
+	kp_err(t, "%s %u B: %s %llu.%02llu usec above %s=%u: %llu.%02llu%% over",
+	       kp_mode_name(res->mode), res->lat.bytes, name,
+	       ns / NSEC_PER_USEC, ns % NSEC_PER_USEC / 10, opt, max_us,
+	       over / 100, over % 100);
+	return -EDOM;
+}
+
+/*
+ * expect_bw=, max_lat=, max_p99=: every result of the client's against
+ * its bound (a bw test's whole, not each QP's), each miss one dmesg line
+ * saying by how much; -EDOM once one missed, after all were checked.  The
+ * results stay in the record either way.
+ */
+int kp_stats_verdict(struct kp_test *t)
+{
+	const struct kp_opts *o = &t->opts;
+	const struct kp_record *rec = t->rec;
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < rec->nres; i++) {
+		const struct kp_result *res = &rec->res[i];
+		const struct kp_bw_result *b = &res->bw;
+		u64 want = (u64)o->expect_bw * 100, short_by;
+
+		if (!res->is_bw) {
+			ret = kp_lat_bound(t, res, "t_typical", res->lat.t_typical,
+					   o->max_lat_us, "max_lat") ?: ret;
+			ret = kp_lat_bound(t, res, "99%", res->lat.p99,
+					   o->max_p99_us, "max_p99") ?: ret;
+			continue;
+		}
+		if (!o->expect_bw || b->qp || b->bw_avg_x100 >= want)
+			continue;
+		short_by = div64_u64((want - b->bw_avg_x100) * 10000, want);
+		kp_err(t, "%s %u B: BW_average %llu.%02llu MiB/s below expect_bw=%u: %llu.%02llu%% short",
+		       kp_mode_name(res->mode), b->bytes, b->bw_avg_x100 / 100,
+		       b->bw_avg_x100 % 100, o->expect_bw, short_by / 100,
+		       short_by % 100);
+		ret = -EDOM;
+	}
+	return ret;
+}

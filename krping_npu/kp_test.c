@@ -372,7 +372,7 @@ int kp_test_client(struct kp_test *t)
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return kp_stats_verdict(t);
 }
 
 /*

@@ -676,6 +676,7 @@ int kp_stats_lat(struct kp_conn *c, u64 n, u32 div);
 int kp_stats_pingpong(struct kp_conn *c, u64 iters, u64 warm);
 void kp_stats_bw(struct kp_conn *c, u64 n, u64 total_ns);
 int kp_stats_bw_lanes(struct kp_test *t, u32 nthreads);
+int kp_stats_verdict(struct kp_test *t);
 
 #define kp_err(t, fmt, ...) \
 	pr_err(KP_NAME " %u: " fmt "\n", (t)->rec->id, ##__VA_ARGS__)

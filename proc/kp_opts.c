@@ -156,6 +156,18 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_CQ] = { "cq", KP_T_CQ, KP_F(cq), 0, 0,
 		"",
 		"the CQ's poll context (ib_alloc_cq()): direct, the test's thread polls it (ib_process_cq_direct()), napping between polls where it does not spin; softirq, workqueue or unbound, the core reaps it there and wakes the thread (default direct; with events softirq, which events needs)" },
+	[KP_OPT_EXPECT_BW] = { "expect_bw", KP_T_U32, KP_F(expect_bw), 1,
+		KP_MAX_THRESHOLD,
+		"client, bw",
+		"pass/fail: each size's BW_average (all QPs together) must reach this many MiB/s; a run that misses ends -EDOM, each miss a dmesg line saying by how much" },
+	[KP_OPT_MAX_LAT] = { "max_lat", KP_T_U32, KP_F(max_lat_us), 1,
+		KP_MAX_THRESHOLD,
+		"client, rlat/wlat/slat",
+		"pass/fail: each size's t_typical may not pass this many usec; a run that misses ends -EDOM, each miss a dmesg line saying by how much" },
+	[KP_OPT_MAX_P99] = { "max_p99", KP_T_U32, KP_F(max_p99_us), 1,
+		KP_MAX_THRESHOLD,
+		"client, rlat/wlat/slat",
+		"pass/fail: as max_lat, for the 99th percentile" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -684,6 +696,19 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 	if (o->events && (o->role != KP_ROLE_CLIENT ||
 			  o->mode == KP_MODE_PING)) {
 		kp_err(err, errlen, "'events' is for a client of rlat, wlat, slat, bw or fr (ping: 'poll' chooses)");
+		return -EINVAL;
+	}
+	if (o->expect_bw && (o->role != KP_ROLE_CLIENT || o->mode != KP_MODE_BW)) {
+		kp_err(err, errlen, "'expect_bw' is for a bw client, not a %s %s",
+		       kp_mode_name(o->mode), kp_role_name(o->role));
+		return -EINVAL;
+	}
+	if ((o->max_lat_us || o->max_p99_us) &&
+	    (o->role != KP_ROLE_CLIENT || !(o->mode == KP_MODE_RLAT ||
+	     o->mode == KP_MODE_WLAT || o->mode == KP_MODE_SLAT))) {
+		kp_err(err, errlen, "'%s' is for a client of rlat, wlat or slat, not a %s %s",
+		       o->max_lat_us ? "max_lat" : "max_p99",
+		       kp_mode_name(o->mode), kp_role_name(o->role));
 		return -EINVAL;
 	}
 	if (o->events && o->cq == KP_CQ_DIRECT && kp_opt_given(o, KP_OPT_CQ)) {

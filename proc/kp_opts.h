@@ -43,6 +43,7 @@ enum kp_cq_ctx {
 };
 
 #define KP_MAX_NPU_DEV		15
+#define KP_MAX_THRESHOLD	10000000	/* expect_bw (MiB/s), max_lat, max_p99 (usec) */
 #define KP_NPU_VA_ALIGN		4096u	/* npu_va, npu_len, and the pieces carved */
 
 enum kp_mode {
@@ -113,6 +114,9 @@ struct kp_opts {
 	bool gbits;			/* bw: Gb/s beside MiB/s */
 	bool events;			/* sleep on completion events, not busy-poll */
 	enum kp_cq_ctx cq;		/* the CQ's poll context */
+	u32 expect_bw;			/* MiB/s a bw result must reach, 0: none */
+	u32 max_lat_us;			/* usec t_typical may not pass, 0: none */
+	u32 max_p99_us;			/* usec the 99th percentile may not pass */
 	bool wlat_imm;			/* wlat: writes with immediate data */
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
@@ -162,6 +166,9 @@ enum kp_opt_id {
 	KP_OPT_PROBE,
 	KP_OPT_IMM,
 	KP_OPT_CQ,
+	KP_OPT_EXPECT_BW,
+	KP_OPT_MAX_LAT,
+	KP_OPT_MAX_P99,
 	KP_OPT_NR,
 };
 

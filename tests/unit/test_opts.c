@@ -297,7 +297,8 @@ static void test_help(void)
 		"sizes=N[-M][:...]", "duration=", "progress=", "warmup=",
 		"gbits", "events", "read", "slat", "send", "qps=1..64",
 		"cpus=N[-M][:...]", "probe=", "imm",
-		"cq=direct|softirq|workqueue|unbound",
+		"cq=direct|softirq|workqueue|unbound", "expect_bw=1..10000000",
+		"max_lat=1..10000000", "max_p99=1..10000000",
 	};
 	unsigned int i;
 
@@ -555,8 +556,34 @@ static void test_cq(void)
 	KT_CHECK(!strcmp(kp_cq_name(KP_CQ_NR), "?"), "out of range name");
 }
 
+/* pass/fail bounds: each on the modes whose figure it bounds, a client's */
+static void test_thresholds(void)
+{
+	expect_ok(BASE ",bw,expect_bw=1200");
+	KT_CHECK(o.expect_bw == 1200 && !o.max_lat_us && !o.max_p99_us,
+		 "expect_bw %u", o.expect_bw);
+	expect_ok(BASE ",bw,read,expect_bw=1");
+	expect_ok(BASE ",rlat,max_lat=20,max_p99=45");
+	KT_CHECK(o.max_lat_us == 20 && o.max_p99_us == 45 && !o.expect_bw,
+		 "max_lat %u max_p99 %u", o.max_lat_us, o.max_p99_us);
+	expect_ok(BASE ",slat,max_p99=100");
+	expect_ok(BASE ",wlat,max_lat=10000000");
+	expect_err(BASE ",wlat,max_lat=10000001", -ERANGE, "max_lat");
+	expect_err(BASE ",bw,expect_bw=0", -ERANGE, "expect_bw");
+	expect_err(BASE ",wlat,expect_bw=10", -EINVAL,
+		   "'expect_bw' is for a bw client");
+	expect_err("server,addr=192.0.2.1,port=1,bw,expect_bw=10", -EINVAL,
+		   "'expect_bw' is for a bw client");
+	expect_err(BASE ",bw,max_lat=10", -EINVAL,
+		   "'max_lat' is for a client of rlat, wlat or slat");
+	expect_err(BASE ",max_p99=10", -EINVAL,
+		   "'max_p99' is for a client of rlat, wlat or slat");
+	expect_err(BASE ",fr,max_lat=10", -EINVAL, "not a fr client");
+}
+
 int main(void)
 {
+	test_thresholds();
 	test_cq();
 	test_qps();
 	test_perftest_opts();

@@ -295,6 +295,37 @@ t_trace() {
 }
 kp_test trace-events t_trace
 
+# Pass/fail bounds in the command (expect_bw=, max_lat=, max_p99=): a
+# bound no run here can meet fails the run with -EDOM and one dmesg line
+# saying by how much, whose figure is the result's own (kept in the
+# record); a bound every run meets passes.
+t_threshold() {
+	mode=$1 opt=$2 miss=$3 met=$4 key=$5
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$mode,size=4096,count=200,$opt=$miss"
+	[ "$CLI" = errno=33 ] || { kp_why "client with $opt=$miss: $CLI, want errno=33 (EDOM)"; return 1; }
+	[ "$SRV" = "ret=$SLEN" ] || { kp_why "server: $SRV"; return 1; }
+	[ "$(kp_col $CID 6)" = failed ] || { kp_why "record: $(kp_rec $CID)"; return 1; }
+	v=$(kp_num "$(kp_res $CID)" "$key")
+	[ -n "$v" ] || { kp_why "no $key in the kept result: $(kp_res $CID)"; return 1; }
+	line=$(dmesg | grep "krping_npu $CID: $mode 4096 B: " | grep " $opt=$miss: ")
+	[ "$(echo "$line" | grep -c .)" = 1 ] || { kp_why "want one miss line: '$line'"; return 1; }
+	got=$(echo "$line" | sed -n 's/.* B: [^ ]* \([0-9.]*\) .*/\1/p')
+	pct=$(echo "$line" | sed -n 's/.*: \([0-9.]*\)% [a-z]*$/\1/p')
+	[ "$got" = "$v" ] || { kp_why "the line's figure $got, the result's $v: $line"; return 1; }
+	awk -v v="$v" -v b="$miss" -v p="$pct" 'BEGIN { d = (v > b ? v - b : b - v) / b * 100;
+		exit !(p != "" && d - p < 0.02 && p - d < 0.02) }' ||
+		{ kp_why "by how much: $pct%, want $v against $miss: $line"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$mode,size=4096,count=200,$opt=$met"
+	[ "$CLI" = "ret=$CLEN" ] && [ "$(kp_col $CID 6)" = done ] ||
+		{ kp_why "client with $opt=$met: $CLI, $(kp_rec $CID)"; return 1; }
+	kp_log "$opt: $miss missed ($key $v, $pct% off), $met met"
+}
+kp_test threshold-bw t_threshold bw expect_bw 10000000 1 'BW_average[MiB/sec]'
+kp_test threshold-lat t_threshold rlat max_lat 1 10000000 't_typical[usec]'
+kp_test threshold-p99 t_threshold wlat max_p99 1 10000000 '99%[usec]'
+
 # a server started for one mode refuses a client of another
 t_mode_mismatch() {
 	PORT=$((PORT + 1))
