@@ -15,8 +15,6 @@
 #include <linux/sysfs.h>
 
 #include "krping_npu.h"
-#define CREATE_TRACE_POINTS
-#include "kp_trace.h"
 
 #define KP_JSON_NAME		KP_NAME "_json"
 

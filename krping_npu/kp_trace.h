@@ -13,6 +13,7 @@
 
 #include <linux/tracepoint.h>
 #include <rdma/ib_verbs.h>
+#include "krping_npu.h"
 
 TRACE_EVENT(kp_cm_event,
 	TP_PROTO(u32 id, u32 conn, int event, int status),

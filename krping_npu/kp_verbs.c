@@ -329,6 +329,28 @@ static void kp_probe_target_free(struct kp_conn *c)
 	memset(b, 0, sizeof(*b));
 }
 
+/*
+ * cq=direct: process what the CQ holds, as much as wcq has room for,
+ * with bottom halves off so that a software device's tasklet or softirq
+ * runs as they come back on.  Other contexts: the core does it.
+ */
+static int kp_cq_process(struct kp_conn *c, int max)
+{
+	int room, n = 0;
+
+	if (c->cq->poll_ctx != IB_POLL_DIRECT)
+		return 0;
+	room = c->wcq_n - (READ_ONCE(c->wcq_tail) - READ_ONCE(c->wcq_head));
+	if (max > room)
+		max = room;
+	if (max > 0) {
+		local_bh_disable();
+		n = ib_process_cq_direct(c->cq, max);
+		local_bh_enable();
+	}
+	return n;
+}
+
 static void kp_drain_work(struct work_struct *work)
 {
 	struct kp_conn *c = container_of(work, struct kp_conn, drain_work);
@@ -906,28 +928,6 @@ static void kp_count(struct kp_conn *c, const struct ib_wc *wc)
 	default:
 		break;
 	}
-}
-
-/*
- * cq=direct: process what the CQ holds, as much as wcq has room for,
- * with bottom halves off so that a software device's tasklet or softirq
- * runs as they come back on.  Other contexts: the core does it.
- */
-int kp_cq_process(struct kp_conn *c, int max)
-{
-	int room, n = 0;
-
-	if (c->cq->poll_ctx != IB_POLL_DIRECT)
-		return 0;
-	room = c->wcq_n - (READ_ONCE(c->wcq_tail) - READ_ONCE(c->wcq_head));
-	if (max > room)
-		max = room;
-	if (max > 0) {
-		local_bh_disable();
-		n = ib_process_cq_direct(c->cq, max);
-		local_bh_enable();
-	}
-	return n;
 }
 
 static bool kp_wcq_ready(struct kp_conn *c)

@@ -578,7 +578,6 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm);
 int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin);
 int kp_poll_now(struct kp_conn *c, struct ib_wc *wc, int max);
-int kp_cq_process(struct kp_conn *c, int max);
 bool kp_stopping(struct kp_test *t);
 int kp_recv_done(struct kp_conn *c, const struct ib_wc *wc);
 int kp_recv_keep(struct kp_conn *c, const struct ib_wc *wc);
