@@ -313,8 +313,9 @@ t_threshold() {
 	got=$(echo "$line" | sed -n 's/.* B: [^ ]* \([0-9.]*\) .*/\1/p')
 	pct=$(echo "$line" | sed -n 's/.*: \([0-9.]*\)% [a-z]*$/\1/p')
 	[ "$got" = "$v" ] || { kp_why "the line's figure $got, the result's $v: $line"; return 1; }
+	# within what the result's two decimals leave (0.01 of a unit of the bound)
 	awk -v v="$v" -v b="$miss" -v p="$pct" 'BEGIN { d = (v > b ? v - b : b - v) / b * 100;
-		exit !(p != "" && d - p < 0.02 && p - d < 0.02) }' ||
+		e = 1 / b + 0.02; exit !(p != "" && d - p < e && p - d < e) }' ||
 		{ kp_why "by how much: $pct%, want $v against $miss: $line"; return 1; }
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$mode,size=4096,count=200,$opt=$met"
