@@ -573,9 +573,9 @@ static int kp_lat_bound(struct kp_test *t, const struct kp_result *res,
 		return 0;
 	/* hundredths of a percent over the bound */
 	over = div64_u64((ns - max) * 10000, max);
-	kp_err(t, "%s %u B: %s %llu.%02llu usec above %s=%u: %llu.%02llu%% over",
+	kp_err(t, "%s %u B: %s %llu.%02u usec above %s=%u: %llu.%02llu%% over",
 	       kp_mode_name(res->mode), res->lat.bytes, name,
-	       ns / NSEC_PER_USEC, ns % NSEC_PER_USEC / 10, opt, max_us,
+	       KP_US_INT(ns), KP_US_FRAC(ns), opt, max_us,
 	       over / 100, over % 100);
 	return -EDOM;
 }

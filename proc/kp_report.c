@@ -459,10 +459,6 @@ void kp_bw_sum(const struct kp_bw_result *qp, u32 n, u64 total_ns,
 	r->qp = 0;
 }
 
-/* ns as usec with two decimals, rounded: "%llu.%02u" of these two */
-#define KP_US_INT(ns)	((unsigned long long)(((ns) + 5) / 10 / 100))
-#define KP_US_FRAC(ns)	((unsigned int)(((ns) + 5) / 10 % 100))
-
 /* A bounded appender: like snprintf, n counts what would have been written. */
 struct kp_out {
 	char *buf;

@@ -23,6 +23,10 @@ struct kp_hist_bucket {
 	u64 idx:12;		/* < KP_HIST_BUCKETS */
 };
 
+/* ns as usec with two decimals, rounded: "%llu.%02u" of these two */
+#define KP_US_INT(ns)	((unsigned long long)(((ns) + 5) / 10 / 100))
+#define KP_US_FRAC(ns)	((unsigned int)(((ns) + 5) / 10 % 100))
+
 struct kp_lat_result {
 	u32 bytes;
 	u64 iters;
