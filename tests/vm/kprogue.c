@@ -454,8 +454,14 @@ static int peer_wait(struct rdma_cm_id *id, struct kp_hello *tx,
 	tx->type = KP_MSG_FIN;
 	if (rdma_post_send(id, NULL, tx, KP_HELLO_V4_LEN, txmr, IBV_SEND_SIGNALED))
 		die("fin send");
-	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
+	if (rdma_get_send_comp(id, &wc) <= 0)
 		die("fin send completion");
+	if (wc.status) {
+		/* the status, not a stale errno: a flush says the peer left first */
+		fprintf(stderr, "kprogue: fin send completion: %s (vendor 0x%x)\n",
+			ibv_wc_status_str(wc.status), wc.vendor_err);
+		return 2;
+	}
 	if (recv_within(id, 10000) || rx->type != KP_MSG_FIN) {
 		printf("fin=none\n");
 		return 1;
