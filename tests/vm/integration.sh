@@ -209,10 +209,8 @@ t_cq_ctx() {
 	direct) want=UNBOUND_WORKQUEUE ;;
 	esac
 	PORT=$((PORT + 1))
-	base=$(kp_last_id)
-	kpwrite "server,addr=$A,port=$PORT,cq=$ctx" > /tmp/srv.out &
-	sp=$!
-	kp_listening "$base"
+	kp_serve "server,addr=$A,port=$PORT,cq=$ctx"
+	sp=$spid
 	kpwrite "client,addr=$A,port=$PORT,bw,size=4096,duration=2,cq=$ctx" > /tmp/cli.out &
 	cp=$!
 	i=0 seen=""
