@@ -44,6 +44,9 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 	st->depth = max(min3(c->t->opts.txdepth,
 			     c->sq_depth - 4 - (snd ? KP_RQ_DEPTH : 0),
 			     rd ? (u32)c->rd_atom : U32_MAX), 1u);
+	/* rw: a message may take several work requests (kp_rw.c) */
+	if (c->rw)
+		st->depth = max(min(st->depth, c->sq_depth / c->rw_wrs), 1u);
 	/*
 	 * Signal every quarter of the window, and the last message; at most
 	 * KP_SIG_BYTES apart, as each completion wait is bounded by the
@@ -118,10 +121,13 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 				kp_bw_slots_add(&st->slots, st->now,
 						(last + 1 - st->done) *
 						c->t->size);
-			for (; st->done <= last; st->done++)
+			for (; st->done <= last; st->done++) {
 				if (timed)
 					kp_bw_track_done(&c->stream.track, st->done,
 							 st->now);
+				if (c->rw)
+					kp_rw_done(c, st->done);
+			}
 			continue;
 		}
 		/* our hello's and skips' own completions */

@@ -387,6 +387,50 @@ static void kp_npu_unmap(struct kp_buf *b)
 }
 
 /*
+ * rw: the pages behind @b for rdma_rw, which maps struct pages as the DMA
+ * API does: into @sgl (@max entries, one an NPU page), a run of
+ * contiguous ones in one entry.  NPU memory behind a BAR has no struct
+ * pages (a real Ascend host's HBM, unless PCI P2PDMA gave it some), so
+ * there rw is refused.  Returns the entries used, or a negative errno.
+ */
+int kp_npu_rw_sgl(struct kp_conn *c, struct kp_buf *b, struct scatterlist *sgl,
+		  u32 max)
+{
+	u64 off = b->npu_va & (b->npu_page - 1), left = b->size, pa, end = 0;
+	u32 i, n = 0;
+	int ret;
+
+	sg_init_table(sgl, max);
+	for (i = 0; left && i < max; i++) {
+		u32 len = min(b->npu_page - off, left);
+
+		ret = c->t->npu->page_pa(b->npu_ctx, i, &pa);
+		if (ret) {
+			kp_err(c->t, "NPU page %u: no address (%d)", i, ret);
+			return ret;
+		}
+		pa += off;
+		if (!npu_pa_is_ram(pa, len) || !pfn_valid(PHYS_PFN(pa))) {
+			kp_err(c->t, "rw: NPU memory at %pa has no struct pages for rdma_rw to map (a BAR's: PCI P2PDMA would give it some)",
+			       &pa);
+			return -EOPNOTSUPP;
+		}
+		if (n && pa == end)
+			sgl[n - 1].length += len;
+		else
+			sg_set_page(&sgl[n++], pfn_to_page(PHYS_PFN(pa)), len,
+				    offset_in_page(pa));
+		end = pa + len;
+		left -= len;
+		off = 0;
+	}
+	if (left)
+		return -EINVAL;
+	sg_mark_end(&sgl[n - 1]);
+	return n;
+}
+
+/*
  * The MR page size for NPU pages of @npu_page bytes: the largest size the
  * device supports that divides them; each NPU page then spans whole MR
  * pages.  0 when the device supports none of them.

@@ -114,6 +114,8 @@ struct kp_record *kp_rec_new(const struct kp_opts *o)
 	rec->mode = o->mode;
 	rec->mem = o->mem;
 	rec->cq = o->cq;
+	rec->sge = o->sge;
+	rec->rw = o->rw;
 	rec->state = KP_REC_RUNNING;
 	strscpy(rec->dev, "-", sizeof(rec->dev));
 	mutex_lock(&kp_rec_lock);
@@ -274,6 +276,8 @@ int kp_rec_show_json(struct seq_file *m, void *v)
 		c.role = kp_role_name(r->role);
 		c.mem = kp_mem_name(r->mem);
 		c.cq = kp_cq_name(r->cq);
+		c.sge = r->sge;
+		c.rw = r->rw;
 		c.dev = r->dev;
 		if (r->state > KP_REC_LISTENING && r->nres)
 			r->seen = true;

@@ -24,6 +24,8 @@ static int kp_rlat_one(struct kp_conn *c)
 		if (ret < 0)
 			return ret;
 	} while (wc.wr_id != KP_WR_READ);
+	if (c->rw)
+		kp_rw_done(c, 0);
 	return 0;
 }
 

@@ -120,6 +120,8 @@ static int kp_test_alloc(struct kp_conn *c)
 	ret = kp_buf_alloc(c, &c->rdma, c->t->size);
 	if (!ret && kp_test_wlat_src(c))
 		ret = kp_buf_alloc(c, &c->start, c->t->size);
+	if (!ret && c->t->opts.rw)
+		ret = kp_rw_alloc(c, c->t->opts.txdepth);
 	if (ret)
 		return ret;
 	return kp_stats_alloc(c);
@@ -128,6 +130,7 @@ static int kp_test_alloc(struct kp_conn *c)
 /* ... and their end, after a size (kp_free_verbs() does it on errors). */
 static void kp_test_release(struct kp_conn *c)
 {
+	kp_rw_free(c);
 	kp_stats_free(c);
 	kp_buf_free(c, &c->start);
 	kp_buf_free(c, &c->rdma);
@@ -329,6 +332,62 @@ static int kp_test_run(struct kp_test *t)
 	}
 }
 
+/* rw's check: byte i of a size's pattern, which a shift or a lost page changes */
+static u8 kp_rw_byte(u32 i, u32 size)
+{
+	return (u8)(i ^ (i >> 8) ^ (i >> 16) ^ size ^ 0xa5);
+}
+
+/*
+ * rw, after a size's loop: the pattern written to the server's buffer
+ * and read back into a cleared one, both through rdma_rw, and checked
+ * byte for byte.  The server does not touch its buffer until our FIN.
+ */
+static int kp_rw_verify(struct kp_conn *c)
+{
+	struct kp_buf *b = &c->rdma;
+	u32 i, size = c->t->size;
+	u8 *p;
+	int ret;
+
+	ret = kp_buf_to_cpu(c, b, size);
+	if (ret)
+		return ret;
+	p = kp_buf_cpu(b);
+	for (i = 0; i < size; i++)
+		p[i] = kp_rw_byte(i, size);
+	ret = kp_buf_to_dev(c, b, size) ?:
+	      kp_post_rdma(c, IB_WR_RDMA_WRITE, b, size, KP_WR_WRITE, true, 0) ?:
+	      kp_wait_for(c, KP_WR_WRITE, 0);
+	if (ret)
+		return ret;
+	kp_rw_done(c, 0);
+	ret = kp_buf_to_cpu(c, b, size);
+	if (ret)
+		return ret;
+	memset(p, 0, size);
+	ret = kp_buf_to_dev(c, b, size) ?:
+	      kp_post_rdma(c, IB_WR_RDMA_READ, b, size, KP_WR_READ, true, 0) ?:
+	      kp_wait_for(c, KP_WR_READ, 0);
+	if (ret)
+		return ret;
+	kp_rw_done(c, 0);
+	ret = kp_buf_to_cpu(c, b, size);
+	if (ret)
+		return ret;
+	for (i = 0; i < size && p[i] == kp_rw_byte(i, size); i++)
+		;
+	ret = kp_buf_to_dev(c, b, size);
+	if (i < size) {
+		kp_err(c->t, "rw: byte %u of %u read back as 0x%02x, written 0x%02x",
+		       i, size, p[i], kp_rw_byte(i, size));
+		return -EIO;
+	}
+	kp_info(c->t, "rw: %u bytes written and read back through rdma_rw, all as written",
+		size);
+	return ret;
+}
+
 /* One size of the client's sweep, on each connection. */
 static int kp_test_client_size(struct kp_test *t, bool more)
 {
@@ -343,6 +402,11 @@ static int kp_test_client_size(struct kp_test *t, bool more)
 	ret = kp_test_run(t);
 	if (ret)
 		return ret;
+	for (i = 0; t->opts.rw && i < t->nconns; i++) {
+		ret = kp_rw_verify(t->conns[i]);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < t->nconns; i++) {
 		ret = kp_test_client_close(t->conns[i], more);
 		if (ret)

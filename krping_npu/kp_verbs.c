@@ -187,6 +187,13 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		if (ret)
 			return ret;
 	}
+	if (c->t->opts.sge > min(dev->attrs.max_send_sge,
+				 dev->attrs.max_recv_sge)) {
+		kp_err(c->t, "sge=%u: %s takes %d SGEs a send, %d a receive",
+		       c->t->opts.sge, dev_name(&dev->dev),
+		       dev->attrs.max_send_sge, dev->attrs.max_recv_sge);
+		return -EOPNOTSUPP;
+	}
 	c->rd_atom = min3(dev->attrs.max_qp_rd_atom,
 			  dev->attrs.max_qp_init_rd_atom, KP_MAX_RD_ATOM);
 	/* each queue keeps a slot for the drain's marker */
@@ -233,8 +240,19 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	/* room for the drain's marker on each queue (ib_drain_qp()) */
 	qp_attr.cap.max_send_wr = c->sq_depth + 1;
 	qp_attr.cap.max_recv_wr = rq_depth + 1;
-	qp_attr.cap.max_send_sge = 1;
-	qp_attr.cap.max_recv_sge = 1;
+	qp_attr.cap.max_send_sge = c->t->opts.sge;
+	qp_attr.cap.max_recv_sge = c->t->opts.sge;
+	if (c->t->opts.rw) {
+		/*
+		 * rw: a context a message of the window, an MR each where
+		 * the core registers (rdma_rw_init_qp() sizes the queue);
+		 * SGEs as the device takes them, as NVMe-oF's target asks.
+		 */
+		qp_attr.port_num = id->port_num;
+		qp_attr.cap.max_rdma_ctxs = c->sq_depth;
+		qp_attr.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge,
+						 KP_MAX_SGE);
+	}
 	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_attr.qp_type = IB_QPT_RC;
 	/* ask for inline writes; a device without them gets a second try */
@@ -409,6 +427,8 @@ void kp_free_verbs(struct kp_conn *c)
 		c->draining = true;
 		mutex_unlock(&c->npu_lock);
 		kp_drain(c);
+		/* rw: contexts give their MRs back to the QP's pool first */
+		kp_rw_free(c);
 		/*
 		 * A free callback of NPU memory may be fencing it; once the
 		 * QP is destroyed the device has done all its work on it,
@@ -568,6 +588,28 @@ static bool kp_buf_cpu_owned(struct kp_conn *c, struct kp_buf *b)
 	return true;
 }
 
+/*
+ * The local SGEs of @len bytes of @b from @base (its DMA address or MR
+ * iova; inline, its CPU address), through its MR or the PD's
+ * local_dma_lkey: sge= of them, equal but for the last, one a byte where
+ * @len is shorter.  Returns how many.
+ */
+static int kp_sge_split(struct kp_conn *c, struct kp_buf *b, u64 base,
+			struct ib_sge *sge, u32 len)
+{
+	u32 n = clamp(c->t->opts.sge, 1u, max(len, 1u));
+	u32 lkey = c->t->opts.local_dma_lkey ? c->pd->local_dma_lkey :
+		   b->mr->lkey;
+	u32 i, piece = len / n;
+
+	for (i = 0; i < n; i++) {
+		sge[i].addr = base + (u64)i * piece;
+		sge[i].length = i + 1 < n ? piece : len - i * piece;
+		sge[i].lkey = lkey;
+	}
+	return n;
+}
+
 /* Post with bottom halves off so a software device's tasklet runs at once. */
 static int kp_post_send(struct kp_conn *c, const struct ib_send_wr *wr)
 {
@@ -575,10 +617,18 @@ static int kp_post_send(struct kp_conn *c, const struct ib_send_wr *wr)
 	const struct ib_send_wr *bad = wr;
 	int ret;
 
-	trace_kp_post_send(c->t->rec->id, c->idx, c->qp->qp_num,
-			   container_of(wr->wr_cqe, struct kp_cqe, cqe)->wr_id,
-			   wr->opcode, wr->num_sge ? wr->sg_list[0].length : 0,
-			   wr->send_flags & IB_SEND_SIGNALED);
+	if (trace_kp_post_send_enabled()) {
+		u32 i, len = 0;
+
+		for (i = 0; i < wr->num_sge; i++)
+			len += wr->sg_list[i].length;
+		trace_kp_post_send(c->t->rec->id, c->idx, c->qp->qp_num,
+				   container_of(wr->wr_cqe, struct kp_cqe,
+						cqe)->wr_id,
+				   wr->opcode, len,
+				   wr->send_flags & IB_SEND_SIGNALED,
+				   wr->num_sge);
+	}
 	local_bh_disable();
 	ret = ib_post_send(c->qp, wr, &bad);
 	local_bh_enable();
@@ -608,7 +658,7 @@ int kp_post_recv(struct kp_conn *c)
 	if (c->rq_hold)
 		return 0;
 	trace_kp_post_recv(c->t->rec->id, c->idx, c->qp->qp_num, KP_WR_RECV,
-			   -1, KP_CTRL_SIZE, true);
+			   -1, KP_CTRL_SIZE, true, 1);
 	ret = ib_post_recv(c->qp, &wr, &bad);
 	if (ret)
 		kp_err(c->t, "ib_post_recv: %d", ret);
@@ -623,9 +673,9 @@ int kp_post_recv(struct kp_conn *c)
 int kp_post_data_recv(struct kp_conn *c, u32 n)
 {
 	struct ib_recv_wr wr[KP_RECV_BATCH];
+	struct ib_sge sge[KP_MAX_SGE];
 	const struct ib_recv_wr *bad;
-	struct ib_sge sge;
-	u32 i, k;
+	u32 i, k, nsge;
 	int ret;
 
 	if (kp_buf_cpu_owned(c, &c->rdma))
@@ -635,20 +685,21 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 		       c->rq_data_max);
 		return -EPROTO;
 	}
-	kp_sge_local(c, &c->rdma, &sge, c->t->size);
+	nsge = kp_sge_split(c, &c->rdma, c->rdma.dma, sge, c->t->size);
 	while (n) {
 		k = min_t(u32, n, KP_RECV_BATCH);
 		for (i = 0; i < k; i++) {
 			wr[i] = (struct ib_recv_wr) {
 				.wr_cqe = &c->cqe[KP_WR_DATA_RECV].cqe,
-				.sg_list = &sge,
-				.num_sge = 1,
+				.sg_list = sge,
+				.num_sge = nsge,
 				.next = i + 1 < k ? &wr[i + 1] : NULL,
 			};
 		}
 		for (i = 0; trace_kp_post_recv_enabled() && i < k; i++)
 			trace_kp_post_recv(c->t->rec->id, c->idx, c->qp->qp_num,
-					   KP_WR_DATA_RECV, -1, sge.length, true);
+					   KP_WR_DATA_RECV, -1, c->t->size, true,
+					   nsge);
 		bad = wr;	/* a driver may fail a post without setting it */
 		ret = ib_post_recv(c->qp, wr, &bad);
 		if (ret) {
@@ -805,26 +856,16 @@ int kp_post_inv(struct kp_conn *c, struct kp_buf *b, bool signal)
 	return ret;
 }
 
-/* The local SGE of @b: through its MR, or the PD's local_dma_lkey. */
-void kp_sge_local(struct kp_conn *c, struct kp_buf *b, struct ib_sge *sge,
-		  u32 len)
-{
-	sge->addr = b->dma;
-	sge->length = len;
-	sge->lkey = c->t->opts.local_dma_lkey ? c->pd->local_dma_lkey :
-		    b->mr->lkey;
-}
 
 /* RDMA READ/WRITE(_WITH_IMM) between @b and the peer's advertised buffer. */
 int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm)
 {
-	struct ib_sge sge;
+	struct ib_sge sge[KP_MAX_SGE];
 	struct ib_rdma_wr wr = {
 		.wr = {
 			.wr_cqe = kp_wr_cqe(c, wr_id, signal),
-			.sg_list = &sge,
-			.num_sge = 1,
+			.sg_list = sge,
 			.opcode = op,
 			.send_flags = signal ? IB_SEND_SIGNALED : 0,
 		},
@@ -837,12 +878,25 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 
 	if (kp_buf_cpu_owned(c, b))
 		return -EPROTO;
-	kp_sge_local(c, b, &sge, len);
+	if (c->rw && b == &c->rdma &&
+	    (op == IB_WR_RDMA_READ || op == IB_WR_RDMA_WRITE)) {
+		/* rw: the core's rdma_rw chooses how (kp_rw.c) */
+		ret = kp_rw_post(c, op, wr_id >> KP_WR_IDX_SHIFT, len,
+				 signal ? wr.wr.wr_cqe : NULL, wr_id);
+		if (ret)
+			return ret;
+		if (signal)
+			c->sends_out++;
+		goto count;
+	}
 	/* small writes from host memory go inline, by CPU address */
 	if (op != IB_WR_RDMA_READ && op != IB_WR_RDMA_READ_WITH_INV &&
 	    len <= c->max_inline && b->vaddr) {
 		wr.wr.send_flags |= IB_SEND_INLINE;
-		sge.addr = (uintptr_t)b->vaddr;
+		wr.wr.num_sge = kp_sge_split(c, b, (uintptr_t)b->vaddr, sge,
+					     len);
+	} else {
+		wr.wr.num_sge = kp_sge_split(c, b, b->dma, sge, len);
 	}
 	if (op == IB_WR_RDMA_WRITE_WITH_IMM || op == IB_WR_SEND_WITH_IMM)
 		wr.wr.ex.imm_data = cpu_to_be32(imm);
@@ -851,6 +905,7 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 	ret = kp_post_send(c, &wr.wr);
 	if (ret)
 		return ret;
+count:
 	/* counted when posted: most writes are unsignaled */
 	if (op == IB_WR_RDMA_READ || op == IB_WR_RDMA_READ_WITH_INV) {
 		k->read_msgs++;

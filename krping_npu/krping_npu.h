@@ -17,6 +17,7 @@
 #include <linux/mutex.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
 
 #ifndef KP_CONFTEST
 #error "build through the top Makefile (make): it runs scripts/conftest first"
@@ -212,6 +213,8 @@ struct kp_record {
 	enum kp_mode mode;
 	enum kp_mem mem;
 	enum kp_cq_ctx cq;	/* its CQs' poll context */
+	u32 sge;		/* SGEs of a data work request */
+	bool rw;		/* the data through rdma_rw */
 	enum kp_rec_state state;
 	char dev[IB_DEVICE_NAME_MAX];
 	struct kp_counters cnt;
@@ -288,6 +291,15 @@ static inline void kp_stream_reset(struct kp_stream *st)
 }
 
 struct kp_conn;
+
+/* rw: one message's rdma_rw context, and the pages it maps (kp_rw.c) */
+struct kp_rw {
+	struct rdma_rw_ctx ctx;
+	struct scatterlist *sgl;
+	u32 nents;		/* of sgl, mapped */
+	enum dma_data_direction dir;
+	bool live;		/* initialised, not yet destroyed */
+};
 
 /*
  * A data buffer and its fast-reg MR: physically contiguous host memory
@@ -500,6 +512,13 @@ struct kp_conn {
 	u32 peer_probe_rkey;
 	bool peer_probe;	/* the peer advertised its probe target */
 
+	/* rw: a context a message of the window, the buffer's pages */
+	struct kp_rw *rw;
+	u32 nrw;		/* a power of two */
+	struct scatterlist *rw_sgl;
+	u32 rw_nents;
+	u32 rw_wrs;		/* work requests a message takes at most */
+
 	struct kp_stream stream;
 	u64 reaped;		/* bw completions reaped, warm-up included */
 
@@ -585,8 +604,6 @@ int kp_imm_take(struct kp_conn *c, u32 *imm);
 void kp_settle(struct kp_conn *c);
 int kp_sends_settle(struct kp_conn *c);
 int kp_wait_for(struct kp_conn *c, enum kp_wr want, unsigned int spin);
-void kp_sge_local(struct kp_conn *c, struct kp_buf *b, struct ib_sge *sge,
-		  u32 len);
 void kp_set_info(struct kp_rdma_info *info, struct kp_buf *b, u32 len);
 void kp_get_info(struct kp_conn *c, const struct kp_rdma_info *info);
 void kp_get_probe_info(struct kp_conn *c, const struct kp_rdma_info *info);
@@ -602,6 +619,13 @@ int kp_probe_tick(struct kp_conn *c);
 void *kp_buf_cpu(struct kp_buf *b);
 int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len);
 int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len);
+
+/* kp_rw.c */
+int kp_rw_alloc(struct kp_conn *c, u32 depth);
+void kp_rw_free(struct kp_conn *c);
+void kp_rw_done(struct kp_conn *c, u64 idx);
+int kp_rw_post(struct kp_conn *c, enum ib_wr_opcode op, u64 idx, u32 len,
+	       struct ib_cqe *cqe, u64 wr_id);
 
 /* kp_npu.c */
 /*
@@ -624,6 +648,8 @@ void kp_npu_buf_free(struct kp_conn *c, struct kp_buf *b);
 int kp_npu_copy_to(struct kp_conn *c, struct kp_buf *b, u32 len);
 int kp_npu_copy_from(struct kp_conn *c, struct kp_buf *b, u32 len);
 int kp_npu_check(struct kp_conn *c);
+int kp_npu_rw_sgl(struct kp_conn *c, struct kp_buf *b, struct scatterlist *sgl,
+		  u32 max);
 void kp_npu_fence_done(struct ib_cq *cq, struct ib_wc *wc);
 void kp_npu_conn_end(struct kp_conn *c);
 int kp_npu_verdict(struct kp_test *t, int ret);

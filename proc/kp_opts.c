@@ -168,6 +168,12 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		KP_MAX_THRESHOLD,
 		"client, rlat/wlat/slat",
 		"pass/fail: as max_lat, for the 99th percentile" },
+	[KP_OPT_SGE] = { "sge", KP_T_U32, KP_F(sge), 1, KP_MAX_SGE,
+		"",
+		"each data READ, WRITE or SEND of this side, and each receive of slat's and bw,send's data, reaches its buffer through this many SGEs, equal but for the last (one a byte where the message is shorter); more than the device takes: -EOPNOTSUPP before connecting (default 1; not with fr or rw)" },
+	[KP_OPT_RW] = { "rw", KP_T_FLAG, KP_F(rw), 0, 0,
+		"client, rlat/bw",
+		"move the data with the core's rdma_rw API, as NVMe-oF's target does: each READ or WRITE through a context of its own (rdma_rw_ctx_init(), rdma_rw_ctx_post(), rdma_rw_ctx_destroy()), which maps the buffer's pages and chooses SGEs or an MR for the device; host memory, or NPU memory with struct pages behind it; not with duplex, send, sge or local_dma_lkey" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -520,6 +526,7 @@ static void kp_opts_defaults(struct kp_opts *o)
 	o->timeout_ms = 10000;
 	o->qps = 1;
 	o->probe_ms = 1000;
+	o->sge = 1;
 }
 
 static int kp_opt_lookup(const char *key, size_t klen)
@@ -709,6 +716,23 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 		kp_err(err, errlen, "'%s' is for a client of rlat, wlat or slat, not a %s %s",
 		       o->max_lat_us ? "max_lat" : "max_p99",
 		       kp_mode_name(o->mode), kp_role_name(o->role));
+		return -EINVAL;
+	}
+	if (o->sge > 1 && o->mode == KP_MODE_FR) {
+		kp_err(err, errlen, "'sge' splits data messages; fr sends none");
+		return -EINVAL;
+	}
+	if (o->rw && (o->role != KP_ROLE_CLIENT ||
+		      !(o->mode == KP_MODE_RLAT || o->mode == KP_MODE_BW))) {
+		kp_err(err, errlen, "'rw' is for a client of rlat or bw, not a %s %s",
+		       kp_mode_name(o->mode), kp_role_name(o->role));
+		return -EINVAL;
+	}
+	if (o->rw && (o->duplex || o->bw_send || kp_opt_given(o, KP_OPT_SGE) ||
+		      o->local_dma_lkey)) {
+		kp_err(err, errlen, "'rw' chooses its own SGEs and keys, and streams READs or WRITEs from the client: not with '%s'",
+		       o->duplex ? "duplex" : o->bw_send ? "send" :
+		       o->local_dma_lkey ? "local_dma_lkey" : "sge");
 		return -EINVAL;
 	}
 	if (o->events && o->cq == KP_CQ_DIRECT && kp_opt_given(o, KP_OPT_CQ)) {

@@ -43,6 +43,7 @@ enum kp_cq_ctx {
 };
 
 #define KP_MAX_NPU_DEV		15
+#define KP_MAX_SGE		16	/* sge=: SGEs of a data work request */
 #define KP_MAX_THRESHOLD	10000000	/* expect_bw (MiB/s), max_lat, max_p99 (usec) */
 #define KP_NPU_VA_ALIGN		4096u	/* npu_va, npu_len, and the pieces carved */
 
@@ -118,6 +119,8 @@ struct kp_opts {
 	u32 max_lat_us;			/* usec t_typical may not pass, 0: none */
 	u32 max_p99_us;			/* usec the 99th percentile may not pass */
 	bool wlat_imm;			/* wlat: writes with immediate data */
+	u32 sge;			/* SGEs of a data work request */
+	bool rw;			/* rlat, bw: through the core's rdma_rw */
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
 	u32 ncpus;			/* 0: all in the writer's thread */
@@ -169,6 +172,8 @@ enum kp_opt_id {
 	KP_OPT_EXPECT_BW,
 	KP_OPT_MAX_LAT,
 	KP_OPT_MAX_P99,
+	KP_OPT_SGE,
+	KP_OPT_RW,
 	KP_OPT_NR,
 };
 

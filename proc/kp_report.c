@@ -662,6 +662,10 @@ static void kp_json_head(struct kp_out *o, const struct kp_json_ctx *c,
 	       c->duration_s, bytes, (unsigned long long)iters);
 	if (c->cq)
 		kp_put(o, ", \"cq\": \"%s\"", c->cq);
+	if (c->sge)
+		kp_put(o, ", \"sge\": %u", c->sge);
+	if (c->rw)
+		kp_put(o, ", \"rdma_rw\": true");
 }
 
 int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,

@@ -294,6 +294,8 @@ struct kp_json_ctx {
 	const char *kernel;
 	u32 duration_s;		/* 0: a count run */
 	const char *cq;		/* the CQ's poll context; NULL: not said */
+	u32 sge;		/* SGEs of a data work request; 0: not said */
+	bool rw;		/* the data moved through rdma_rw */
 };
 
 /*

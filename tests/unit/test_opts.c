@@ -298,7 +298,8 @@ static void test_help(void)
 		"gbits", "events", "read", "slat", "send", "qps=1..64",
 		"cpus=N[-M][:...]", "probe=", "imm",
 		"cq=direct|softirq|workqueue|unbound", "expect_bw=1..10000000",
-		"max_lat=1..10000000", "max_p99=1..10000000",
+		"max_lat=1..10000000", "max_p99=1..10000000", "sge=1..16",
+		"rw",
 	};
 	unsigned int i;
 
@@ -581,9 +582,39 @@ static void test_thresholds(void)
 	expect_err(BASE ",fr,max_lat=10", -EINVAL, "not a fr client");
 }
 
+/* sge=: SGEs of a data work request; rw: rlat and bw through rdma_rw */
+static void test_sge_rw(void)
+{
+	expect_ok(BASE ",bw");
+	KT_CHECK(o.sge == 1 && !o.rw, "defaults sge %u rw %d", o.sge, o.rw);
+	expect_ok(BASE ",bw,send,sge=16");
+	KT_CHECK(o.sge == 16 && o.mode == KP_MODE_BW_SEND, "sge=16 %u", o.sge);
+	expect_ok("server,addr=192.0.2.1,port=9,sge=3");
+	KT_CHECK(o.sge == 3, "a server's sge %u", o.sge);
+	expect_ok(BASE ",size=100,sge=7");
+	expect_err(BASE ",bw,sge=17", -ERANGE, "sge");
+	expect_err(BASE ",bw,sge=0", -ERANGE, "sge");
+	expect_err(BASE ",fr,sge=2", -EINVAL, "fr sends none");
+	expect_ok(BASE ",rlat,rw");
+	KT_CHECK(o.rw && o.mode == KP_MODE_RLAT, "rlat,rw");
+	expect_ok(BASE ",bw,read,rw,qps=2,mem=npu");
+	KT_CHECK(o.rw && o.mode == KP_MODE_BW_READ, "bw,read,rw");
+	expect_ok(BASE ",bw,rw,sizes=4096:65536");
+	expect_err(BASE ",wlat,rw", -EINVAL, "'rw' is for a client of rlat or bw");
+	expect_err(BASE ",rw", -EINVAL, "not a ping client");
+	expect_err("server,addr=192.0.2.1,port=9,bw,rw", -EINVAL,
+		   "not a bw server");
+	expect_err(BASE ",bw,send,rw", -EINVAL, "not with 'send'");
+	expect_err(BASE ",bw,duplex,rw", -EINVAL, "not with 'duplex'");
+	expect_err(BASE ",bw,rw,sge=1", -EINVAL, "not with 'sge'");
+	expect_err(BASE ",rlat,rw,local_dma_lkey", -EINVAL,
+		   "not with 'local_dma_lkey'");
+}
+
 int main(void)
 {
 	test_thresholds();
+	test_sge_rw();
 	test_cq();
 	test_qps();
 	test_perftest_opts();

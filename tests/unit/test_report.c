@@ -603,7 +603,7 @@ static int json_shape(const char *s)
 static void test_json(void)
 {
 	struct kp_json_ctx c = { 7, "client", "wlat", "npu", "rxe0",
-				 "6.1.0-56-amd64", 0, NULL };
+				 "6.1.0-56-amd64", 0, NULL, 0, false };
 	struct kp_lat_result r = { 0 };
 	struct kp_bw_result b;
 	char line[1536], small[64];
@@ -647,6 +647,14 @@ static void test_json(void)
 	KT_CHECK(json_shape(line) &&
 		 strstr(line, "\"n_iterations\": 1000, \"cq\": \"softirq\", \"t_"),
 		 "cq json: %s", line);
+	c.sge = 4;
+	c.rw = true;
+	kp_lat_json(line, sizeof(line), &c, &r);
+	KT_CHECK(json_shape(line) && jfield(line, "sge") == 4 &&
+		 strstr(line, "\"cq\": \"softirq\", \"sge\": 4, \"rdma_rw\": true, \"t_"),
+		 "sge, rdma_rw json: %s", line);
+	c.sge = 0;
+	c.rw = false;
 	c.cq = NULL;
 	r.variant = "imm";
 	kp_lat_json(line, sizeof(line), &c, &r);
@@ -745,7 +753,7 @@ static void test_progress(void)
 static void test_bw_sum(void)
 {
 	struct kp_json_ctx c = { 3, "client", "bw", "host", "rxe0",
-				 "6.1.0-56-amd64", 0, NULL };
+				 "6.1.0-56-amd64", 0, NULL, 0, false };
 	struct kp_bw_result qp[4], r, low;
 	char line[1536];
 	u64 iters = 0;

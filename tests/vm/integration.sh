@@ -275,7 +275,7 @@ t_trace() {
 	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
 	qpn=$(sed -n "s/.* kp_post_send: test=$CID conn=0 qpn=\([0-9]*\) kind=3 .*/\1/p" /tmp/trace.txt | sort -u)
 	[ -n "$qpn" ] && [ "$(echo "$qpn" | wc -l)" = 1 ] || { kp_why "READs posted on QPs '$qpn'"; return 1; }
-	np=$(grep -c " kp_post_send: test=$CID conn=0 qpn=$qpn kind=3 idx=0 opcode=4 len=64 signaled=1$" /tmp/trace.txt)
+	np=$(grep -c " kp_post_send: test=$CID conn=0 qpn=$qpn kind=3 idx=0 opcode=4 len=64 signaled=1 sge=1$" /tmp/trace.txt)
 	nw=$(grep -c " kp_wc: test=$CID conn=0 qpn=$qpn kind=3 idx=0 status=0 opcode=2 byte_len=" /tmp/trace.txt)
 	[ "$np" -ge 50 ] && [ "$nw" = "$np" ] || { kp_why "$np READs posted, $nw completed (want >= 50, equal)"; return 1; }
 	for w in "$CID conn=0 event=9 " "$SID conn=0 event=4 " "$SID conn=0 event=9 "; do
@@ -292,6 +292,96 @@ t_trace() {
 	kp_log "trace: rlat $CID on QP $qpn: $np READs posted and completed; CQs ${ids% } polled by the core's ib_process_cq_direct()"
 }
 kp_test trace-events t_trace
+
+# kp_traced "SERVER_OPTS" "CLIENT_OPTS": a pair with our post events on;
+# they land in /tmp/trace.txt.  kp_posts ID EVENT KIND: the distinct
+# "bytes SGEs" of that test's posts of that kind on connection 0.
+kp_traced() {
+	T=/sys/kernel/tracing
+	[ -d $T/events ] || mount -t tracefs nodev $T || return 1
+	echo > $T/trace
+	for e in kp_post_send kp_post_recv; do echo 1 > $T/events/krping_npu/$e/enable; done
+	kp_pair "$1" "$2"
+	for e in kp_post_send kp_post_recv; do echo 0 > $T/events/krping_npu/$e/enable; done
+	cat $T/trace > /tmp/trace.txt
+	echo > $T/trace
+}
+kp_posts() {
+	sed -n "s/.* $2: test=$1 conn=0 qpn=[0-9]* kind=$3 idx=[0-9]* opcode=[-0-9]* len=\([0-9]*\) signaled=[01] sge=\([0-9]*\)\$/\1 \2/p" /tmp/trace.txt |
+		sort -u | tr '\n' ' '
+}
+
+# sge=N: each data READ, WRITE and SEND, and each data receive, reaches
+# its buffer through N SGEs of the message's bytes (one a byte where the
+# message is shorter), as the post events say; each side its own N, the
+# results whole, ping's validated byte for byte through the server's 7.
+# Kinds: 3 READ, 4 WRITE, 7 data SEND, 8 data receive.
+t_sge() {
+	for m in "ping,size=1001,count=10,validate sge=3 validate,sge=7 S 3 1001 7 ping" \
+		"rlat,size=4096,count=50 sge=2 sge=16 C 3 4096 2 rlat" \
+		"wlat,size=3,count=50 sge=16 sge=2 C 4 3 3 wlat" \
+		"slat,size=4096,count=50 sge=4 sge=5 S 8 4096 5 slat" \
+		"bw,send,size=65536,count=100 sge=16 sge=16 C 7 65536 16 bw_send" \
+		"bw,read,size=4096,count=100 sge=5 sge=1 C 3 4096 5 bw_read"; do
+		set -- $m
+		PORT=$((PORT + 1))
+		kp_traced "addr=$A,port=$PORT,$3" "addr=$A,port=$PORT,$1,$2" ||
+			{ kp_why "no tracefs"; return 1; }
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$1: srv=$SRV cli=$CLI"; return 1; }
+		id=$CID ev=kp_post_send
+		[ $4 = S ] && id=$SID
+		[ $5 = 8 ] && ev=kp_post_recv
+		seen=$(kp_posts $id $ev $5)
+		[ "$seen" = "$6 $7 " ] ||
+			{ kp_why "$1: kind $5 posts of test $id: '$seen', want '$6 $7'"; return 1; }
+		r=$(kp_res $CID) n=${1#*count=}
+		case $8 in
+		ping) [ "$r" = "ping #bytes=1001 rounds=10 validated=yes" ] &&
+			[ "$(kp_res $SID)" = "$r" ] || { kp_why "ping: $r / $(kp_res $SID)"; return 1; } ;;
+		bw*) kp_check_bw "$r" "$6" "$n" "$8" || return 1 ;;
+		*) kp_check_lat "$r" "$8" "$6" "$n" || return 1 ;;
+		esac
+		grep "^{\"id\": $CID, " /proc/krping_npu_json | grep -q "\"sge\": ${2#sge=}, " ||
+			[ $8 = ping ] || { kp_why "$1: JSON of $CID says no ${2}"; return 1; }
+	done
+	kp_log "sge: ping, rlat, wlat, slat, bw,send, bw,read posted through 2 to 16 SGEs a message, results whole"
+}
+kp_test sge t_sge
+
+# rw: rlat, bw and bw,read through the core's rdma_rw, a context a
+# message (rdma_rw_ctx_init(), rdma_rw_ctx_post(), rdma_rw_ctx_destroy()):
+# every READ or WRITE of the test posted through it (the post events),
+# each size then written and read back through it byte for byte (a dmesg
+# line a size), the JSON saying rdma_rw, nothing left after.
+t_rw() {
+	for m in "rlat 64 200 3 rlat" "rlat 65536 50 3 rlat" "bw 4096 300 4 bw" \
+		"bw,read 1048576 30 3 bw_read" "bw,txdepth=8 3000 200 4 bw"; do
+		set -- $m
+		PORT=$((PORT + 1))
+		kp_traced "addr=$A,port=$PORT" "addr=$A,port=$PORT,$1,size=$2,count=$3,rw" ||
+			{ kp_why "no tracefs"; return 1; }
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$1 $2: srv=$SRV cli=$CLI"; return 1; }
+		case $5 in
+		bw*) kp_check_bw "$(kp_res $CID)" "$2" "$3" "$5" || return 1 ;;
+		*) kp_check_lat "$(kp_res $CID)" "$5" "$2" "$3" || return 1 ;;
+		esac
+		# each of the test's data posts, warm-up and check included, one
+		# page of host memory as rdma_rw maps it; at least count of them
+		seen=$(kp_posts $CID kp_post_send $4)
+		[ "$seen" = "$2 1 " ] || { kp_why "$1 $2: posts '$seen', want '$2 1'"; return 1; }
+		n=$(grep -c " kp_post_send: test=$CID conn=0 .* kind=$4 " /tmp/trace.txt)
+		[ "$n" -ge "$3" ] || { kp_why "$1 $2: $n posts of kind $4, want >= $3"; return 1; }
+		n=$(dmesg | grep -c "krping_npu $CID: rw: $2 bytes written and read back through rdma_rw, all as written")
+		[ "$n" = 1 ] || { kp_why "$1 $2: $n check lines, want 1"; return 1; }
+		grep "^{\"id\": $CID, " /proc/krping_npu_json | grep -q '"rdma_rw": true' ||
+			{ kp_why "$1 $2: JSON of $CID says no rdma_rw"; return 1; }
+	done
+	kp_idle "rw" || return 1
+	kp_log "rw: rlat, bw, bw,read through rdma_rw, every size read back as written"
+}
+kp_test rw t_rw
 
 # Pass/fail bounds in the command (expect_bw=, max_lat=, max_p99=): a
 # bound no run here can meet fails the run with -EDOM and one dmesg line

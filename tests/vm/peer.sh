@@ -280,6 +280,38 @@ kp_test npu-wlat-imm-client-npu t_npu_wlat_variant host npu
 kp_test npu-bw t_npu_pair npu npu "bw,size=65536,count=200" bw 65536 200
 kp_test npu-bw-duplex-mixed t_npu_pair host npu "bw,duplex,size=65536,count=100" bw 65536 100
 
+# rw over NPU memory: rdma_rw maps struct pages, which RAM-backed HBM has
+# and a BAR has not.  Over RAM, rlat, bw,read and bw move it through
+# rdma_rw and each size reads back as written (an unaligned 3 MB buffer
+# too); over a BAR the client refuses before its hello, -EOPNOTSUPP,
+# saying why.
+t_npu_rw() {
+	if [ "$1" = bar ]; then
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT,mem=npu" "addr=$A,port=$PORT,mem=npu,rlat,size=65536,count=10,rw"
+		[ "$CLI" = errno=95 ] || { kp_why "client over a BAR: $CLI, want errno=95"; return 1; }
+		n=$(dmesg | grep -c "krping_npu $CID: rw: NPU memory at .* has no struct pages for rdma_rw to map")
+		[ "$n" = 1 ] || { kp_why "$n lines saying why, want 1"; return 1; }
+		zero "the refusal" && kp_idle "the refusal"
+		return
+	fi
+	for m in "rlat 65536 100 rlat" "bw,read 1048576 20 bw_read" "bw 3000001 10 bw"; do
+		set -- $m
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT,mem=npu" "addr=$A,port=$PORT,mem=npu,$1,size=$2,count=$3,rw"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$1 $2: srv=$SRV cli=$CLI"; return 1; }
+		case $4 in
+		bw*) kp_check_bw "$(kp_res $CID)" "$2" "$3" "$4" || return 1 ;;
+		*) kp_check_lat "$(kp_res $CID)" "$4" "$2" "$3" || return 1 ;;
+		esac
+		n=$(dmesg | grep -c "krping_npu $CID: rw: $2 bytes written and read back through rdma_rw, all as written")
+		[ "$n" = 1 ] || { kp_why "$1 $2: $n check lines, want 1"; return 1; }
+	done
+	zero "rw" && kp_idle "rw"
+}
+kp_test npu-rw-$DATA t_npu_rw $DATA
+
 # npu_launch: the memory is the writing process's own, carved by krping_npu
 # from npu_va,npu_len; backends sim (/dev/npu_sim0) and acl (the runtime's
 # calls, here tests/acl's libascendcl.so over /dev/npu_sim0)
@@ -832,6 +864,8 @@ kp_test mofed-put-kept-retried t_put_kept mofed_core_sim
 # krping_npu's own registrations beside the core's: the owner's free still stops the test
 kp_test mofed-launch-server-frees-mid-bw t_launch_freed server "bw,size=1048576,duration=20" rdma
 kp_test mofed-launch-client-frees-mid-ping t_launch_freed client "size=65536,count=1000000,validate" start
+# rw over RAM-backed HBM on every kernel, beside the core's registrations
+kp_test mofed-npu-rw t_npu_rw ram
 kp_test mofed-rmmod t_core_rmmod mofed_core_sim
 
 # the data backing again (a BAR, where rxe is given BAR memory)
