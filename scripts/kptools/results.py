@@ -28,9 +28,28 @@ KEYS = ("tool", "test", "role", "mem", "device", "MsgSize")
 
 def test_name(r):
     """The test a result is compared as: qps=N (N > 1) streams are a test
-    of their own ("bw-q2"), beside perftest's -q N."""
+    of their own ("bw-q2"), beside perftest's -q N; so are a poll context
+    other than direct (the default, and all a result without "cq" had),
+    sge=N (N > 1) and rdma_rw ("bw-cq_softirq-sge4-rw"): each takes
+    another path through the core and the driver."""
+    name = r["test"]
     q = r.get("qps", 1)
-    return r["test"] if not isinstance(q, int) or q <= 1 else f"{r['test']}-q{q}"
+    if isinstance(q, int) and q > 1:
+        name += f"-q{q}"
+    cq = r.get("cq", "direct")
+    if isinstance(cq, str) and cq != "direct":
+        name += f"-cq_{cq}"
+    sge = r.get("sge", 1)
+    if isinstance(sge, int) and sge > 1:
+        name += f"-sge{sge}"
+    if r.get("rdma_rw") is True:
+        name += "-rw"
+    return name
+
+
+def is_bw(name):
+    """Is a test_name() a bandwidth test's ("bw-q2-cq_softirq" is)?"""
+    return name.split("-")[0] in BW_TESTS
 
 
 def per_qp(r):

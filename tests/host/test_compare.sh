@@ -48,6 +48,18 @@ echo 'not json' > "$t/bad.json"
 check bad-input 2 "not a result" "$t/base" "$t/bad.json"
 # exit 2 and the reason: argparse's usage error exits 2 too
 check no-file 2 "compare: .*No such file or directory: '$t/nonexistent'" "$t/base" "$t/nonexistent"
+# another poll context, sge=N or rdma_rw is another test: never compared
+# with the default path's figure (here 15% lower, no regression), and the
+# default path's result is missing from such a set
+sed 's/"mem": "host", "MsgSize": 65536, "n_iterations"/"mem": "host", "MsgSize": 65536, "cq": "softirq", "n_iterations"/' \
+	"$t/bw15/results.json" > "$t/cq.json"
+check cq-keyed 1 "bw-cq_softirq .*65536 BW_average .*new result" "$t/base" "$t/cq.json"
+check cq-default-missing 1 "bw  *client host .*65536 .*MISSING" "$t/base" "$t/cq.json"
+sed 's/"cq": "softirq"/"cq": "direct", "sge": 4, "rdma_rw": true/' "$t/cq.json" > "$t/rw.json"
+check sge-rw-keyed 1 "bw-sge4-rw .*65536 .*new result" "$t/base" "$t/rw.json"
+sed 's/"cq": "softirq"/"cq": "direct", "sge": 1, "rdma_rw": false/' "$t/cq.json" > "$t/plain.json"
+check defaults-same-key 1 "bw .*65536 BW_average .*REGRESSION (BW down 15.0% > 10%)" "$t/base" "$t/plain.json"
+
 # the median of repeated runs: 1 bad run in 3 is not a regression
 { cat "$t/base/results.json"; cat "$t/bw15/results.json"; cat "$t/base/results.json"; } > "$t/rep.json"
 check median 0 "" "$t/base" "$t/rep.json"

@@ -675,6 +675,47 @@ t_clock_counter() {
 }
 kp_test clock-counter t_clock_counter
 
+# rw's MR path: ib_core loaded with force_mr=1 has rdma_rw register every
+# message through an MR of the QP's pool (REG_MR, the READ or WRITE,
+# LOCAL_INV), as on iWARP, instead of the SGEs rxe gets otherwise.  The
+# RDMA stack is reloaded for it, last.  The pool is the core's: the client
+# allocates an MR for each of its QP's max_rdma_ctxs (txdepth 64 and 32
+# for control and skips) beside its buffer's, as rdma_core:mr_alloc
+# shows; each size still reads back as written, and nothing is left.
+t_rw_mr() {
+	rmmod krping_npu && rdma link delete rxe0 && ip link delete d0 ||
+		{ kp_why "taking the stack down"; return 1; }
+	for m in rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm ib_uverbs ib_core; do
+		[ ! -d /sys/module/$m ] || rmmod $m ||
+			{ kp_why "rmmod $m: held by $(ls /sys/module/$m/holders | tr '\n' ' ')"; return 1; }
+	done
+	modprobe ib_core force_mr=1 && kp_rxe_up && insmod $KP/krping_npu.ko ||
+		{ kp_why "the stack again, with force_mr=1"; return 1; }
+	T=/sys/kernel/tracing
+	[ -d $T/events ] || mount -t tracefs nodev $T || { kp_why "no tracefs"; return 1; }
+	for m in "rlat 4096 100 rlat" "bw,read 1048576 20 bw_read" "bw 65536 200 bw"; do
+		set -- $m
+		echo > $T/trace
+		echo 1 > $T/events/rdma_core/mr_alloc/enable
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$1,size=$2,count=$3,rw"
+		echo 0 > $T/events/rdma_core/mr_alloc/enable
+		n=$(grep -c ' mr_alloc: ' $T/trace)
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$1 $2: srv=$SRV cli=$CLI"; return 1; }
+		case $4 in
+		bw*) kp_check_bw "$(kp_res $CID)" "$2" "$3" "$4" || return 1 ;;
+		*) kp_check_lat "$(kp_res $CID)" "$4" "$2" "$3" || return 1 ;;
+		esac
+		[ "$n" -ge 96 ] || { kp_why "$1 $2: $n MRs allocated, want the pool's 96 and more"; return 1; }
+		k=$(dmesg | grep -c "krping_npu $CID: rw: $2 bytes written and read back through rdma_rw, all as written")
+		[ "$k" = 1 ] || { kp_why "$1 $2: $k check lines, want 1"; return 1; }
+	done
+	kp_idle "rw over MRs" || return 1
+	kp_log "rw with force_mr=1: rlat, bw,read, bw through the QP's MR pool ($n MRs), every size read back as written"
+}
+kp_test rw-mr t_rw_mr
+
 t_rmmod() {
 	rmmod krping_npu || { kp_why "rmmod failed"; return 1; }
 	[ ! -e /proc/krping_npu ] || { kp_why "/proc entry left behind"; return 1; }
