@@ -387,22 +387,22 @@ static void kp_npu_unmap(struct kp_buf *b)
 }
 
 /*
- * rw: the pages behind @b for rdma_rw, which maps struct pages as the DMA
- * API does: into @sgl (@max entries, one an NPU page), a run of
- * contiguous ones in one entry.  NPU memory behind a BAR has no struct
- * pages (a real Ascend host's HBM, unless PCI P2PDMA gave it some), so
- * there rw is refused.  Returns the entries used, or a negative errno.
+ * rw: the pages behind @b for rdma_rw, which maps struct pages of system
+ * memory as the DMA API does: into @sgl (@max entries), an entry a piece
+ * of an NPU page within one kernel page, as rdma_rw's MR path wants them.
+ * NPU memory behind a BAR is not system memory (a real Ascend host's
+ * HBM): refused.  Returns the entries used, or a negative errno.
  */
 int kp_npu_rw_sgl(struct kp_conn *c, struct kp_buf *b, struct scatterlist *sgl,
 		  u32 max)
 {
-	u64 off = b->npu_va & (b->npu_page - 1), left = b->size, pa, end = 0;
+	u64 off = b->npu_va & (b->npu_page - 1), left = b->size, pa;
 	u32 i, n = 0;
 	int ret;
 
 	sg_init_table(sgl, max);
-	for (i = 0; left && i < max; i++) {
-		u32 len = min(b->npu_page - off, left);
+	for (i = 0; left; i++) {
+		u64 len = min(b->npu_page - off, left);
 
 		ret = c->t->npu->page_pa(b->npu_ctx, i, &pa);
 		if (ret) {
@@ -411,21 +411,23 @@ int kp_npu_rw_sgl(struct kp_conn *c, struct kp_buf *b, struct scatterlist *sgl,
 		}
 		pa += off;
 		if (!npu_pa_is_ram(pa, len) || !pfn_valid(PHYS_PFN(pa))) {
-			kp_err(c->t, "rw: NPU memory at %pa has no struct pages for rdma_rw to map (a BAR's: PCI P2PDMA would give it some)",
+			kp_err(c->t, "rw: NPU memory at %pa is not system memory: rdma_rw maps struct pages, which it has none of",
 			       &pa);
 			return -EOPNOTSUPP;
 		}
-		if (n && pa == end)
-			sgl[n - 1].length += len;
-		else
-			sg_set_page(&sgl[n++], pfn_to_page(PHYS_PFN(pa)), len,
-				    offset_in_page(pa));
-		end = pa + len;
 		left -= len;
 		off = 0;
+		while (len) {
+			u32 l = min_t(u64, len, PAGE_SIZE - offset_in_page(pa));
+
+			if (n == max)
+				return -EINVAL;
+			sg_set_page(&sgl[n++], pfn_to_page(PHYS_PFN(pa)), l,
+				    offset_in_page(pa));
+			pa += l;
+			len -= l;
+		}
 	}
-	if (left)
-		return -EINVAL;
 	sg_mark_end(&sgl[n - 1]);
 	return n;
 }

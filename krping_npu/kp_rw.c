@@ -6,7 +6,9 @@
  * pages and chooses SGEs, or an MR from the QP's pool where the device
  * needs one: iWARP, or ib_core's force_mr) to rdma_rw_ctx_destroy() once
  * its completion, or a later one, is reaped.  A stream's message i uses
- * context i mod nrw; the stream's window never laps it.
+ * context i mod nrw; the stream's window never laps it.  Its work
+ * requests are posted as nvmet posts a chain (rdma_rw_ctx_wrs()), so
+ * that a stream signals one message in so many, as without rw.
  */
 #include <linux/slab.h>
 #include <linux/scatterlist.h>
@@ -22,30 +24,42 @@ static u32 kp_rw_port(struct kp_conn *c)
 	return (c->child_id ?: c->cm_id)->port_num;
 }
 
-/* The pages of this side's buffer, as each context maps them. */
+/*
+ * The pages of this side's buffer as each context maps them: an entry a
+ * page at most, as the block layer gives NVMe-oF's target, since
+ * rdma_rw's MR path puts an entry in one MR page (host memory is
+ * contiguous, but an entry spanning more would not fit a pool MR).
+ */
 static int kp_rw_pages(struct kp_conn *c, struct scatterlist *sgl, u32 max)
 {
 	struct kp_buf *b = &c->rdma;
+	u32 i, n = DIV_ROUND_UP(b->size, PAGE_SIZE);
 
 	if (c->t->opts.mem == KP_MEM_NPU)
 		return kp_npu_rw_sgl(c, b, sgl, max);
-	sg_init_one(sgl, b->vaddr, b->size);
-	return 1;
+	if (n > max)
+		return -EINVAL;
+	sg_init_table(sgl, n);
+	for (i = 0; i < n; i++)
+		sg_set_page(&sgl[i], virt_to_page(b->vaddr + i * PAGE_SIZE),
+			    min_t(u32, PAGE_SIZE, b->size - i * PAGE_SIZE), 0);
+	return n;
 }
 
 /*
  * Contexts for a window of @depth messages on c->rdma, and the pages
- * they map; kp_rw_free() undoes it.
+ * they map; kp_rw_free() undoes it, here or after the drain.
  */
 int kp_rw_alloc(struct kp_conn *c, u32 depth)
 {
 	struct kp_buf *b = &c->rdma;
-	u32 i, max = 1;
+	u32 i, max = DIV_ROUND_UP(b->size, PAGE_SIZE);
 	int n;
 
+	/* host pages, or each NPU page's piece cut at the kernel's pages */
 	if (c->t->opts.mem == KP_MEM_NPU)
-		max = DIV_ROUND_UP((b->npu_va & (b->npu_page - 1)) + b->size,
-				   b->npu_page);
+		max += DIV_ROUND_UP((b->npu_va & (b->npu_page - 1)) + b->size,
+				    b->npu_page);
 	c->rw_sgl = kvcalloc(max, sizeof(*c->rw_sgl), GFP_KERNEL);
 	if (!c->rw_sgl)
 		return -ENOMEM;
@@ -53,9 +67,18 @@ int kp_rw_alloc(struct kp_conn *c, u32 depth)
 	if (n < 0)
 		return n;
 	c->rw_nents = n;
-	/* the READs or WRITEs of a message where the device takes fewer SGEs */
+	/*
+	 * The READs or WRITEs of a message on the SGE path (the MR path's
+	 * are reserved by the core, kp_setup_verbs()); the stream's window
+	 * is cut to what the send queue holds of them.
+	 */
 	c->rw_wrs = DIV_ROUND_UP(n, max(min(c->qp->max_read_sge,
 					    c->qp->max_write_sge), 1u));
+	if (c->rw_wrs > c->sq_depth) {
+		kp_err(c->t, "rw: a message of %u bytes takes %u work requests, the send queue %u",
+		       b->size, c->rw_wrs, c->sq_depth);
+		return -EMSGSIZE;
+	}
 	c->nrw = roundup_pow_of_two(max(depth, 1u));
 	c->rw = kvcalloc(c->nrw, sizeof(*c->rw), GFP_KERNEL);
 	if (!c->rw)
@@ -102,14 +125,18 @@ void kp_rw_free(struct kp_conn *c)
 
 /*
  * Message @idx: @op of the buffer's first @len bytes with the peer's,
- * signaled through @cqe (NULL: unsignaled; a later completion retires it).
- * A context a post failed on stays live for kp_rw_free(): some of its
- * work requests may be on the queue.
+ * completing through @cqe; unsignaled unless @signal (a later completion
+ * retires it), as our own posts are.  rdma_rw signals a context's last
+ * work request, so its chain is taken (rdma_rw_ctx_wrs()) and posted
+ * here.  A context a post failed on stays live for kp_rw_free(): some
+ * of its work requests may be on the queue.
  */
 int kp_rw_post(struct kp_conn *c, enum ib_wr_opcode op, u64 idx, u32 len,
-	       struct ib_cqe *cqe, u64 wr_id)
+	       struct ib_cqe *cqe, bool signal, u64 wr_id)
 {
 	struct kp_rw *rw = &c->rw[idx & (c->nrw - 1)];
+	const struct ib_send_wr *bad;
+	struct ib_send_wr *first, *last;
 	u32 i, left = len, n = 0;
 	int ret;
 
@@ -137,13 +164,19 @@ int kp_rw_post(struct kp_conn *c, enum ib_wr_opcode op, u64 idx, u32 len,
 	}
 	rw->nents = n;
 	rw->live = true;
+	first = rdma_rw_ctx_wrs(&rw->ctx, c->qp, kp_rw_port(c), cqe, NULL);
+	for (last = first; last->next; last = last->next)
+		;
+	if (!signal)
+		last->send_flags &= ~IB_SEND_SIGNALED;
 	trace_kp_post_send(c->t->rec->id, c->idx, c->qp->qp_num, wr_id, op,
-			   len, !!cqe, n);
+			   len, signal, n);
 	/* bottom halves off, so a software device's tasklet runs at once */
+	bad = first;
 	local_bh_disable();
-	ret = rdma_rw_ctx_post(&rw->ctx, c->qp, kp_rw_port(c), cqe, NULL);
+	ret = ib_post_send(c->qp, first, &bad);
 	local_bh_enable();
 	if (ret)
-		kp_err(c->t, "rdma_rw_ctx_post(%u bytes): %d", len, ret);
+		kp_err(c->t, "rw: ib_post_send(opcode %d): %d", bad->opcode, ret);
 	return ret;
 }

@@ -120,8 +120,10 @@ static int kp_test_alloc(struct kp_conn *c)
 	ret = kp_buf_alloc(c, &c->rdma, c->t->size);
 	if (!ret && kp_test_wlat_src(c))
 		ret = kp_buf_alloc(c, &c->start, c->t->size);
+	/* rw: a window of contexts for bw, one for rlat */
 	if (!ret && c->t->opts.rw)
-		ret = kp_rw_alloc(c, c->t->opts.txdepth);
+		ret = kp_rw_alloc(c, kp_mode_bw(c->t->mode) ?
+				  c->t->opts.txdepth : 1);
 	if (ret)
 		return ret;
 	return kp_stats_alloc(c);
@@ -339,6 +341,21 @@ static u8 kp_rw_byte(u32 i, u32 size)
 }
 
 /*
+ * rw's check hands the buffer to the CPU and back: NPU memory through its
+ * shadow.  Host memory needs nothing: each rdma_rw context maps and
+ * unmaps it itself (the unmap gives a READ's bytes to the CPU), and a
+ * sync of the buffer's own mapping, which rw leaves unused, would copy a
+ * stale bounce buffer over them where DMA is bounced.
+ */
+static int kp_rw_own(struct kp_conn *c, struct kp_buf *b, bool cpu)
+{
+	if (!b->shadow)
+		return 0;
+	return cpu ? kp_buf_to_cpu(c, b, c->t->size) :
+		     kp_buf_to_dev(c, b, c->t->size);
+}
+
+/*
  * rw, after a size's loop: the pattern written to the server's buffer
  * and read back into a cleared one, both through rdma_rw, and checked
  * byte for byte.  The server does not touch its buffer until our FIN.
@@ -350,34 +367,34 @@ static int kp_rw_verify(struct kp_conn *c)
 	u8 *p;
 	int ret;
 
-	ret = kp_buf_to_cpu(c, b, size);
+	ret = kp_rw_own(c, b, true);
 	if (ret)
 		return ret;
 	p = kp_buf_cpu(b);
 	for (i = 0; i < size; i++)
 		p[i] = kp_rw_byte(i, size);
-	ret = kp_buf_to_dev(c, b, size) ?:
+	ret = kp_rw_own(c, b, false) ?:
 	      kp_post_rdma(c, IB_WR_RDMA_WRITE, b, size, KP_WR_WRITE, true, 0) ?:
 	      kp_wait_for(c, KP_WR_WRITE, 0);
 	if (ret)
 		return ret;
 	kp_rw_done(c, 0);
-	ret = kp_buf_to_cpu(c, b, size);
+	ret = kp_rw_own(c, b, true);
 	if (ret)
 		return ret;
 	memset(p, 0, size);
-	ret = kp_buf_to_dev(c, b, size) ?:
+	ret = kp_rw_own(c, b, false) ?:
 	      kp_post_rdma(c, IB_WR_RDMA_READ, b, size, KP_WR_READ, true, 0) ?:
 	      kp_wait_for(c, KP_WR_READ, 0);
 	if (ret)
 		return ret;
 	kp_rw_done(c, 0);
-	ret = kp_buf_to_cpu(c, b, size);
+	ret = kp_rw_own(c, b, true);
 	if (ret)
 		return ret;
 	for (i = 0; i < size && p[i] == kp_rw_byte(i, size); i++)
 		;
-	ret = kp_buf_to_dev(c, b, size);
+	ret = kp_rw_own(c, b, false);
 	if (i < size) {
 		kp_err(c->t, "rw: byte %u of %u read back as 0x%02x, written 0x%02x",
 		       i, size, p[i], kp_rw_byte(i, size));

@@ -157,6 +157,16 @@ int kp_imm_refused(struct kp_conn *c, struct ib_device *dev,
 	return -EOPNOTSUPP;
 }
 
+/* rw: the pages of the test's largest buffer, NPU pages' offset too */
+static u32 kp_rw_max_pages(struct kp_test *t)
+{
+	u32 i, size = 0;
+
+	for (i = 0; i < t->opts.nsizes; i++)
+		size = max(size, t->opts.sizes[i]);
+	return DIV_ROUND_UP(size, PAGE_SIZE) + 1;
+}
+
 int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 {
 	static const enum ib_poll_context poll_ctx[] = {
@@ -166,8 +176,8 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		[KP_CQ_UNBOUND] = IB_POLL_UNBOUND_WORKQUEUE,
 	};
 	struct ib_device *dev = id->device;
-	struct ib_qp_init_attr qp_attr = {};
-	u32 rq_depth;
+	struct ib_qp_init_attr qp_attr = {}, first_try;
+	u32 rq_depth, rw_ctxs = 0;
 	int ret, i;
 
 	kp_rec_set_dev(c->t, dev);
@@ -187,11 +197,13 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		if (ret)
 			return ret;
 	}
-	if (c->t->opts.sge > min(dev->attrs.max_send_sge,
-				 dev->attrs.max_recv_sge)) {
-		kp_err(c->t, "sge=%u: %s takes %d SGEs a send, %d a receive",
+	if (c->t->opts.sge > min3(dev->attrs.max_send_sge,
+				  dev->attrs.max_recv_sge,
+				  dev->attrs.max_sge_rd)) {
+		kp_err(c->t, "sge=%u: %s takes %d SGEs a send, %d a receive, %d a READ",
 		       c->t->opts.sge, dev_name(&dev->dev),
-		       dev->attrs.max_send_sge, dev->attrs.max_recv_sge);
+		       dev->attrs.max_send_sge, dev->attrs.max_recv_sge,
+		       dev->attrs.max_sge_rd);
 		return -EOPNOTSUPP;
 	}
 	c->rd_atom = min3(dev->attrs.max_qp_rd_atom,
@@ -208,7 +220,19 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	}
 	c->rq_data_max = rq_depth - KP_RQ_DEPTH;
 	/* and the CQ, for the drain's two and a free callback's two */
-	c->cq_depth = min_t(u32, c->sq_depth + rq_depth + 4, dev->attrs.max_cqe);
+	c->cq_depth = c->sq_depth + rq_depth + 4;
+	if (c->t->opts.rw) {
+		/*
+		 * rw: a context a message of the window, MRs enough for the
+		 * largest size where the core registers (nvmet's sizing);
+		 * a flush completes their REG_MR and LOCAL_INV too.
+		 */
+		rw_ctxs = (c->t->opts.txdepth + 1) *
+			  rdma_rw_mr_factor(dev, id->port_num,
+					    kp_rw_max_pages(c->t));
+		c->cq_depth += 3 * rw_ctxs;
+	}
+	c->cq_depth = min_t(u32, c->cq_depth, dev->attrs.max_cqe);
 
 	c->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(c->pd)) {
@@ -243,22 +267,21 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	qp_attr.cap.max_send_sge = c->t->opts.sge;
 	qp_attr.cap.max_recv_sge = c->t->opts.sge;
 	if (c->t->opts.rw) {
-		/*
-		 * rw: a context a message of the window, an MR each where
-		 * the core registers (rdma_rw_init_qp() sizes the queue);
-		 * SGEs as the device takes them, as NVMe-oF's target asks.
-		 */
+		/* rdma_rw_init_qp() adds their work requests to the queue */
 		qp_attr.port_num = id->port_num;
-		qp_attr.cap.max_rdma_ctxs = c->sq_depth;
+		qp_attr.cap.max_rdma_ctxs = rw_ctxs;
 		qp_attr.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge,
-						 KP_MAX_SGE);
+						 KP_RW_MAX_SGE);
 	}
 	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_attr.qp_type = IB_QPT_RC;
 	/* ask for inline writes; a device without them gets a second try */
 	qp_attr.cap.max_inline_data = KP_MAX_INLINE;
+	first_try = qp_attr;
 	ret = rdma_create_qp(id, c->pd, &qp_attr);
 	if (ret) {
+		/* as asked, not as the first try left it (rdma_rw grows it) */
+		qp_attr = first_try;
 		qp_attr.cap.max_inline_data = 0;
 		ret = rdma_create_qp(id, c->pd, &qp_attr);
 	}
@@ -882,7 +905,7 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 	    (op == IB_WR_RDMA_READ || op == IB_WR_RDMA_WRITE)) {
 		/* rw: the core's rdma_rw chooses how (kp_rw.c) */
 		ret = kp_rw_post(c, op, wr_id >> KP_WR_IDX_SHIFT, len,
-				 signal ? wr.wr.wr_cqe : NULL, wr_id);
+				 wr.wr.wr_cqe, signal, wr_id);
 		if (ret)
 			return ret;
 		if (signal)

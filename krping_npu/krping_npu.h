@@ -37,6 +37,7 @@
 /* RDMA READs in flight: the device's limit, as ib_read_bw; the CM's field is 8 bits */
 #define KP_MAX_RD_ATOM		255
 #define KP_MAX_INLINE		220	/* inline writes, as perftest on mlx5 */
+#define KP_RW_MAX_SGE		32	/* rw: SGEs a work request, as the device allows */
 #define KP_DRAIN_MS		2000	/* teardown: the last sends; a free callback's fence */
 #define KP_FLUSH_WHY_MS		1000	/* a flush: the CM's disconnect after it */
 /*
@@ -625,7 +626,7 @@ int kp_rw_alloc(struct kp_conn *c, u32 depth);
 void kp_rw_free(struct kp_conn *c);
 void kp_rw_done(struct kp_conn *c, u64 idx);
 int kp_rw_post(struct kp_conn *c, enum ib_wr_opcode op, u64 idx, u32 len,
-	       struct ib_cqe *cqe, u64 wr_id);
+	       struct ib_cqe *cqe, bool signal, u64 wr_id);
 
 /* kp_npu.c */
 /*
