@@ -72,6 +72,24 @@ int kp_rec_add(struct kp_test *t, const struct kp_result *res)
 	return 0;
 }
 
+/* The results so far: those a size adds come after. */
+u32 kp_rec_nres(struct kp_test *t)
+{
+	return READ_ONCE(t->rec->nres);
+}
+
+/* The port counters of a size, onto its results (@first on). */
+void kp_rec_hw(struct kp_test *t, u32 first, const struct kp_hw_counters *hw)
+{
+	struct kp_record *rec = t->rec;
+	u32 i;
+
+	mutex_lock(&kp_rec_lock);
+	for (i = first; i < rec->nres; i++)
+		rec->res[i].hw = *hw;
+	mutex_unlock(&kp_rec_lock);
+}
+
 void kp_rec_progress(struct kp_test *t, const struct kp_progress *p)
 {
 	char line[KP_RESULT_MAX];
@@ -207,6 +225,10 @@ static void kp_show_results(struct seq_file *m, const struct kp_record *r)
 		/* qps=N: a connection's own line is not a result of its own */
 		seq_printf(m, "%u %s: %s\n", r->id,
 			   res->is_bw && res->bw.qp ? "qp" : "result", line);
+		if (res->hw.have && !(res->is_bw && res->bw.qp)) {
+			kp_hw_format(line, sizeof(line), &res->hw);
+			seq_printf(m, "%u hw: %s\n", r->id, line);
+		}
 	}
 	if (r->result[0])
 		seq_printf(m, "%u result: %s\n", r->id, r->result);
@@ -287,6 +309,7 @@ int kp_rec_show_json(struct seq_file *m, void *v)
 
 			c.mode = kp_mode_name(res->mode);
 			c.duration_s = res->duration_s;
+			c.hw = &res->hw;
 			if (res->is_bw) {
 				kp_bw_json(line, size, &c, &res->bw);
 				seq_printf(m, "%s\n", line);

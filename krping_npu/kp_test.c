@@ -408,7 +408,7 @@ static int kp_rw_verify(struct kp_conn *c)
 /* One size of the client's sweep, on each connection. */
 static int kp_test_client_size(struct kp_test *t, bool more)
 {
-	u32 i;
+	u32 i, first = kp_rec_nres(t);
 	int ret;
 
 	for (i = 0; i < t->nconns; i++) {
@@ -416,9 +416,11 @@ static int kp_test_client_size(struct kp_test *t, bool more)
 		if (ret)
 			return ret;
 	}
+	kp_hw_begin(t);
 	ret = kp_test_run(t);
 	if (ret)
 		return ret;
+	kp_hw_end(t, first);
 	for (i = 0; t->opts.rw && i < t->nconns; i++) {
 		ret = kp_rw_verify(t->conns[i]);
 		if (ret)
@@ -436,7 +438,7 @@ static int kp_test_client_size(struct kp_test *t, bool more)
 int kp_test_client(struct kp_test *t)
 {
 	u32 k;
-	int ret;
+	int ret = 0;
 
 	t->mode = t->opts.mode;
 	t->count = t->opts.duration_s ? 0 : t->opts.count;
@@ -451,9 +453,10 @@ int kp_test_client(struct kp_test *t)
 		t->size = t->opts.sizes[k];
 		ret = kp_test_client_size(t, k + 1 < t->opts.nsizes);
 		if (ret)
-			return ret;
+			break;
 	}
-	return kp_stats_verdict(t);
+	kp_hw_free(t);
+	return ret ?: kp_stats_verdict(t);
 }
 
 /*

@@ -204,6 +204,7 @@ struct kp_result {
 		struct kp_lat_result lat;
 		struct kp_bw_result bw;
 	};
+	struct kp_hw_counters hw;	/* the device's, over its size */
 };
 
 /* What /proc/krping_npu shows of one test; outlives the test. */
@@ -379,6 +380,12 @@ struct kp_test {
 	bool conn_down;		/* a connection of the test was lost */
 	bool abort;		/* a thread failed, or the writer stops them */
 	atomic_t ready;		/* threads at the start line (cpus=) */
+
+	/* the client's port counters at a size's start (kp_hw.c) */
+	struct rdma_hw_stats *hw_stats;
+	u64 *hw_start;
+	struct ib_device *hw_dev;
+	u32 hw_port;
 
 	/* every timed loop's clock (kp_clock.h), calibrated as it starts */
 	struct kp_clock clk;
@@ -575,6 +582,8 @@ int kp_rec_add(struct kp_test *t, const struct kp_result *res);
 void kp_rec_progress(struct kp_test *t, const struct kp_progress *p);
 void kp_rec_set_dev(struct kp_test *t, struct ib_device *dev);
 void kp_rec_listening(struct kp_test *t, bool listening);
+u32 kp_rec_nres(struct kp_test *t);
+void kp_rec_hw(struct kp_test *t, u32 first, const struct kp_hw_counters *hw);
 
 /* kp_cm.c */
 int kp_run_client(struct kp_test *t);
@@ -620,6 +629,11 @@ int kp_probe_tick(struct kp_conn *c);
 void *kp_buf_cpu(struct kp_buf *b);
 int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len);
 int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len);
+
+/* kp_hw.c */
+void kp_hw_begin(struct kp_test *t);
+void kp_hw_end(struct kp_test *t, u32 first);
+void kp_hw_free(struct kp_test *t);
 
 /* kp_rw.c */
 int kp_rw_alloc(struct kp_conn *c, u32 depth);

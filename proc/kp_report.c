@@ -666,6 +666,56 @@ static void kp_json_head(struct kp_out *o, const struct kp_json_ctx *c,
 		kp_put(o, ", \"sge\": %u", c->sge);
 	if (c->rw)
 		kp_put(o, ", \"rdma_rw\": true");
+	if (c->hw && c->hw->have) {
+		u32 i;
+
+		kp_put(o, ", \"hw_counters\": {");
+		for (i = 0; i < c->hw->n; i++)
+			kp_put(o, "%s\"%s\": %llu", i ? ", " : "",
+			       c->hw->c[i].name,
+			       (unsigned long long)c->hw->c[i].delta);
+		kp_put(o, "}");
+	}
+}
+
+void kp_hw_add(struct kp_hw_counters *hw, const char *name, u64 delta)
+{
+	struct kp_hw_delta *d;
+	size_t i;
+
+	if (!delta)
+		return;
+	if (hw->n == KP_HW_MAX) {
+		hw->more++;
+		return;
+	}
+	d = &hw->c[hw->n++];
+	for (i = 0; name[i] && i + 1 < sizeof(d->name); i++) {
+		char ch = name[i];
+
+		d->name[i] = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
+			     (ch >= 'A' && ch <= 'Z') || ch == '_' ||
+			     ch == '.' || ch == '-' ? ch : '_';
+	}
+	d->name[i] = '\0';
+	d->delta = delta;
+}
+
+int kp_hw_format(char *buf, size_t len, const struct kp_hw_counters *hw)
+{
+	struct kp_out o = { buf, len, 0 };
+	u32 i;
+
+	if (len)
+		buf[0] = '\0';
+	if (!hw->n)
+		kp_put(&o, "none moved");
+	for (i = 0; i < hw->n; i++)
+		kp_put(&o, "%s%s=%llu", i ? " " : "", hw->c[i].name,
+		       (unsigned long long)hw->c[i].delta);
+	if (hw->more)
+		kp_put(&o, " +%u more", hw->more);
+	return (int)o.n;
 }
 
 int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,

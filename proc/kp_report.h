@@ -146,6 +146,37 @@ struct kp_bw_result {
 	s32 cpu;
 };
 
+/*
+ * A result's port counter deltas (the device's hw_counters over the size
+ * that gave it): those that moved, in the driver's order, up to
+ * KP_HW_MAX; @have false where the device has no counters.  Names are
+ * kept as the driver gives them, any character outside [A-Za-z0-9_.-]
+ * made '_', so that a result outlives the driver's module.
+ */
+#define KP_HW_MAX	12
+#define KP_HW_NAME	32
+
+struct kp_hw_delta {
+	char name[KP_HW_NAME];
+	u64 delta;
+};
+
+struct kp_hw_counters {
+	bool have;
+	u32 n;
+	u32 more;		/* counters that moved beyond the first KP_HW_MAX */
+	struct kp_hw_delta c[KP_HW_MAX];
+};
+
+/* Add counter @name's @delta to @hw if it moved; the name made safe. */
+void kp_hw_add(struct kp_hw_counters *hw, const char *name, u64 delta);
+
+/*
+ * "name=delta name=delta ..." (or "none moved", or "+N more" after
+ * KP_HW_MAX); returns what snprintf returns.
+ */
+int kp_hw_format(char *buf, size_t len, const struct kp_hw_counters *hw);
+
 struct kp_counters {
 	u64 send_msgs, send_bytes;
 	u64 recv_msgs, recv_bytes;
@@ -296,6 +327,8 @@ struct kp_json_ctx {
 	const char *cq;		/* the CQ's poll context; NULL: not said */
 	u32 sge;		/* SGEs of a data work request; 0: not said */
 	bool rw;		/* the data moved through rdma_rw */
+	/* the device's counters over the result's size; NULL: not said */
+	const struct kp_hw_counters *hw;
 };
 
 /*

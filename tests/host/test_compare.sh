@@ -60,6 +60,24 @@ check sge-rw-keyed 1 "bw-sge4-rw .*65536 .*new result" "$t/base" "$t/rw.json"
 sed 's/"cq": "softirq"/"cq": "direct", "sge": 1, "rdma_rw": false/' "$t/cq.json" > "$t/plain.json"
 check defaults-same-key 1 "bw .*65536 BW_average .*REGRESSION (BW down 15.0% > 10%)" "$t/base" "$t/plain.json"
 
+# port counters: the same bandwidth with 20 times the retransmits a
+# message is named and fails; a counter risen from none too; one within
+# --hw-factor, or moved fewer than --hw-least times, is not
+hwset() {	# FILE RETRY SEQ
+	echo '{"test": "bw", "role": "client", "mem": "host", "MsgSize": 65536, "n_iterations": 1000, "BW_average": 800.0, "hw_counters": {"sent_pkts": 16000, "completer_retry_err": '"$2"', "rcvd_seq_err": '"$3"'}}' > "$1"
+}
+hwset "$t/hw-base.json" 5 0
+hwset "$t/hw-x20.json" 100 0
+hwset "$t/hw-seq.json" 5 40
+hwset "$t/hw-x1.5.json" 8 0
+hwset "$t/hw-few.json" 5 9
+check hw-retransmits-x20 1 "bw client host 65536: COUNTER completer_retry_err x20.0 (0.005 -> 0.1 a message)" "$t/hw-base.json" "$t/hw-x20.json"
+check hw-from-none 1 "COUNTER rcvd_seq_err from none" "$t/hw-base.json" "$t/hw-seq.json"
+check hw-within-factor 0 "compare: 0 regressed or missing of 1 baseline results$" "$t/hw-base.json" "$t/hw-x1.5.json"
+check hw-fewer-than-least 0 "" "$t/hw-base.json" "$t/hw-few.json"
+check hw-factor-option 0 "" --hw-factor 25 "$t/hw-base.json" "$t/hw-x20.json"
+check hw-bad-option 2 "hw-factor is above 1" --hw-factor 1 "$t/hw-base.json" "$t/hw-x20.json"
+
 # the median of repeated runs: 1 bad run in 3 is not a regression
 { cat "$t/base/results.json"; cat "$t/bw15/results.json"; cat "$t/base/results.json"; } > "$t/rep.json"
 check median 0 "" "$t/base" "$t/rep.json"

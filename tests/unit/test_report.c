@@ -603,7 +603,7 @@ static int json_shape(const char *s)
 static void test_json(void)
 {
 	struct kp_json_ctx c = { 7, "client", "wlat", "npu", "rxe0",
-				 "6.1.0-56-amd64", 0, NULL, 0, false };
+				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL };
 	struct kp_lat_result r = { 0 };
 	struct kp_bw_result b;
 	char line[1536], small[64];
@@ -656,6 +656,26 @@ static void test_json(void)
 	c.sge = 0;
 	c.rw = false;
 	c.cq = NULL;
+	{
+		struct kp_hw_counters hw = { .have = true };
+
+		kp_hw_add(&hw, "sent_pkts", 120);
+		kp_hw_add(&hw, "duplicate_request", 0);
+		kp_hw_add(&hw, "completer_retry_err", 3);
+		c.hw = &hw;
+		kp_lat_json(line, sizeof(line), &c, &r);
+		KT_CHECK(json_shape(line) &&
+			 strstr(line, "\"hw_counters\": {\"sent_pkts\": 120, \"completer_retry_err\": 3}, \"t_"),
+			 "hw_counters json: %s", line);
+		hw.n = 0;
+		kp_lat_json(line, sizeof(line), &c, &r);
+		KT_CHECK(json_shape(line) && strstr(line, "\"hw_counters\": {}, "),
+			 "no counter moved: %s", line);
+		hw.have = false;
+		kp_lat_json(line, sizeof(line), &c, &r);
+		KT_CHECK(!strstr(line, "hw_counters"), "a device without: %s", line);
+		c.hw = NULL;
+	}
 	r.variant = "imm";
 	kp_lat_json(line, sizeof(line), &c, &r);
 	KT_CHECK(json_shape(line) &&
@@ -753,7 +773,7 @@ static void test_progress(void)
 static void test_bw_sum(void)
 {
 	struct kp_json_ctx c = { 3, "client", "bw", "host", "rxe0",
-				 "6.1.0-56-amd64", 0, NULL, 0, false };
+				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL };
 	struct kp_bw_result qp[4], r, low;
 	char line[1536];
 	u64 iters = 0;
@@ -1001,6 +1021,36 @@ static void test_mul_div_edge(void)
 	KT_CHECK(kp_mul_div(5, 7, 0) == U64_MAX, "no divisor: saturated");
 }
 
+/* hw counters: those that moved, names made safe, at most KP_HW_MAX */
+static void test_hw(void)
+{
+	struct kp_hw_counters hw = { .have = true };
+	char line[512], name[48];
+	int i, n;
+
+	n = kp_hw_format(line, sizeof(line), &hw);
+	KT_CHECK(n == (int)strlen(line) && !strcmp(line, "none moved"),
+		 "none: %s", line);
+	kp_hw_add(&hw, "rcvd_seq_err", 2);
+	kp_hw_add(&hw, "np_cnp_sent", 0);
+	kp_hw_add(&hw, "bad \"name\"\\x", 5);
+	kp_hw_format(line, sizeof(line), &hw);
+	KT_CHECK(!strcmp(line, "rcvd_seq_err=2 bad__name__x=5"), "two: %s", line);
+	kp_hw_add(&hw, "a_name_longer_than_the_thirty_one_bytes_kept", 1);
+	KT_CHECK(strlen(hw.c[2].name) == KP_HW_NAME - 1, "cut: %s", hw.c[2].name);
+	for (i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "c%d", i);
+		kp_hw_add(&hw, name, 1);
+	}
+	KT_CHECK(hw.n == KP_HW_MAX && hw.more == 3 + 20 - KP_HW_MAX,
+		 "kept %u, more %u", hw.n, hw.more);
+	n = kp_hw_format(line, sizeof(line), &hw);
+	KT_CHECK(strstr(line, " +11 more") && n == (int)strlen(line),
+		 "more: %s", line);
+	n = kp_hw_format(line, 8, &hw);
+	KT_CHECK(n > 8 && strlen(line) == 7, "bounded: %d", n);
+}
+
 int main(void)
 {
 	test_mul_div_edge();
@@ -1012,6 +1062,7 @@ int main(void)
 	test_bw();
 	test_bw_track();
 	test_json();
+	test_hw();
 	test_progress();
 	test_records();
 	test_record_max();

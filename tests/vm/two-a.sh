@@ -29,6 +29,16 @@ t_serve_launch() {
 }
 kp_test a-serve-launch-ping-npu t_serve_launch
 
+# B's two bandwidth tests of the port counters: over the clean link, then
+# with B's link dropping some of what it sends (tests/vm/two-b.sh)
+t_serve_hw() {
+	for p in 9904 9905; do
+		out=$(kpwrite "server,addr=192.0.2.1,port=$p,timeout=300000")
+		[ "$out" != "${out#ret=}" ] || { kp_why "server on $p: $out"; return 1; }
+	done
+}
+kp_test a-serve-hw-counters t_serve_hw
+
 # serve bw to B and write bw to B's server at once; once both run, give
 # them 3 s, then power off: B's client sees its server go, and B's server
 # its client (issue 28: it must tell by its probes, not by a bound)

@@ -56,6 +56,47 @@ t_launch_ping() {
 }
 kp_test b-launch-ping-npu-two-hosts t_launch_ping
 
+# Each result carries the port counters that moved over it (hw_counters):
+# a bw over the clean link, then one while B's link drops 1% of what B
+# sends (netem): both streams whole, the lossy one's counters show rxe
+# recovering (rcvd_seq_err: the NAKs of A's out-of-sequence requests;
+# completer_retry_err: timeouts), the clean one's none.  Both results'
+# JSON go to the log (KPJSON lines) for scripts/compare on the host
+# (tests/drivers/test), which must flag the counters.
+t_hw() {
+	for p in 9904 9905; do
+		if [ $p = 9905 ]; then
+			modprobe sch_netem && /usr/bin/tc qdisc add dev eth0 root netem loss 1% ||
+				{ kp_why "netem on eth0"; return 1; }
+		fi
+		out=$(kp_client_retry "addr=192.0.2.1,port=$p,bw,size=65536,count=300" "111")
+		[ $p = 9905 ] && /usr/bin/tc qdisc del dev eth0 root
+		[ "$out" != "${out#ret=}" ] || { kp_why "bw to $p: $out"; return 1; }
+		id=$(kp_last_id)
+		kp_check_bw "$(kp_res $id)" 65536 300 || return 1
+		hw=$(sed -n "s/^$id hw: //p" /proc/krping_npu)
+		sent=$(echo " $hw " | sed -n 's/.* sent_pkts=\([0-9]*\) .*/\1/p')
+		# 16 packets a 64 KiB message at RoCE's MTU 4096, and more
+		[ -n "$sent" ] && [ "$sent" -ge $((300 * 16)) ] ||
+			{ kp_why "bw to $p: counters '$hw', want sent_pkts >= 4800"; return 1; }
+		json=$(grep "^{\"id\": $id, " /proc/krping_npu_json)
+		echo "$json" | grep -q "\"hw_counters\": {.*\"sent_pkts\": $sent[,}]" ||
+			{ kp_why "bw to $p: JSON ${json%%\"t_*}"; return 1; }
+		echo "KPJSON-$p $json"
+		rec=$(echo " $hw " | sed -n 's/.* rcvd_seq_err=\([0-9]*\) .*/\1/p')
+		ret=$(echo " $hw " | sed -n 's/.* completer_retry_err=\([0-9]*\) .*/\1/p')
+		n=$((${rec:-0} + ${ret:-0}))
+		if [ $p = 9904 ]; then
+			[ $n = 0 ] || { kp_why "the clean link's result recovered $n times: $hw"; return 1; }
+		else
+			[ $n -ge 1 ] || { kp_why "the lossy link's result shows no recovery: $hw"; return 1; }
+			kp_log "b: hw_counters, clean: $clean; lossy: $hw"
+		fi
+		clean=$hw
+	done
+}
+kp_test b-hw-counters-netem t_hw
+
 # the server VM powers off mid-run: the client, proven streaming first,
 # fails by its own bound: no completion within timeout=3000 ms, since the
 # RC retries (7 ack timeouts of 2.15 s) outlast it and a powered-off host
