@@ -386,6 +386,35 @@ t_rw() {
 }
 kp_test rw t_rw
 
+# Each client result carries the port counters that moved over its size
+# (hw_counters: the device's, both sides of this loopback on one rxe):
+# a sweep of bw,send, 200 SENDs a size of one packet each at 4096 and 16
+# at 65536, each size's "hw:" line with sent_pkts and rcvd_pkts at least
+# that many and at most four times (each packet, its ACK, a few control
+# messages), and the same figures in its JSON
+t_hw() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,sizes=4096:65536,count=200"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "srv=$SRV cli=$CLI"; return 1; }
+	n=$(sed -n "s/^$CID hw: //p" /proc/krping_npu | grep -c .)
+	[ "$n" = 2 ] || { kp_why "$n hw lines, want one a size: $(grep "^$CID " /proc/krping_npu | tr '\n' '|')"; return 1; }
+	i=0
+	for pk in 200 3200; do
+		i=$((i + 1))
+		hw=$(sed -n "s/^$CID hw: //p" /proc/krping_npu | sed -n ${i}p)
+		json=$(grep "^{\"id\": $CID, " /proc/krping_npu_json | sed -n ${i}p)
+		for c in sent_pkts rcvd_pkts; do
+			v=$(echo " $hw " | sed -n "s/.* $c=\([0-9]*\) .*/\1/p")
+			[ -n "$v" ] && [ "$v" -ge $pk ] && [ "$v" -le $((4 * pk)) ] ||
+				{ kp_why "size $i: $c '$v', want $pk to $((4 * pk)): $hw"; return 1; }
+			echo "$json" | grep -q "\"hw_counters\": {.*\"$c\": $v[,}]" ||
+				{ kp_why "size $i: JSON without $c $v: ${json%%\"BW_*}"; return 1; }
+		done
+	done
+	kp_log "hw counters: $hw"
+}
+kp_test hw-counters t_hw
+
 # Pass/fail bounds in the command (expect_bw=, max_lat=, max_p99=): a
 # bound no run here can meet fails the run with -EDOM and one dmesg line
 # saying by how much, whose figure is the result's own (kept in the
