@@ -12,15 +12,24 @@
 #include "krping_npu.h"
 
 #ifdef KP_HAVE_ALLOC_HW_PORT_STATS
-#define kp_hw_alloc(dev, port) \
-	((dev)->ops.alloc_hw_port_stats ? \
-	 (dev)->ops.alloc_hw_port_stats(dev, port) : NULL)
+static struct rdma_hw_stats *kp_hw_alloc(struct ib_device *dev, u32 port)
+{
+	if (!dev->ops.alloc_hw_port_stats)
+		return NULL;
+	return dev->ops.alloc_hw_port_stats(dev, port);
+}
+
 #define kp_hw_name(s, i)	((s)->descs[i].name)
 #define kp_hw_off(s, i)		test_bit(i, (s)->is_disabled)
 #define kp_hw_release(s)	rdma_free_hw_stats_struct(s)
 #else
-#define kp_hw_alloc(dev, port) \
-	((dev)->ops.alloc_hw_stats ? (dev)->ops.alloc_hw_stats(dev, port) : NULL)
+static struct rdma_hw_stats *kp_hw_alloc(struct ib_device *dev, u32 port)
+{
+	if (!dev->ops.alloc_hw_stats)
+		return NULL;
+	return dev->ops.alloc_hw_stats(dev, port);
+}
+
 #define kp_hw_name(s, i)	((s)->names[i])
 #define kp_hw_off(s, i)		false
 #define kp_hw_release(s)	kfree(s)

@@ -173,7 +173,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"each data READ, WRITE or SEND of this side, and each receive of slat's and bw,send's data, reaches its buffer through this many SGEs, equal but for the last (one a byte where the message is shorter); more than the device takes: -EOPNOTSUPP before connecting (default 1; not with fr or rw)" },
 	[KP_OPT_RW] = { "rw", KP_T_FLAG, KP_F(rw), 0, 0,
 		"client, rlat/bw",
-		"move the data with the core's rdma_rw API, as NVMe-oF's target does: each READ or WRITE through a context of its own (rdma_rw_ctx_init(), rdma_rw_ctx_post(), rdma_rw_ctx_destroy()), which maps the buffer's pages and chooses SGEs or an MR for the device; host memory, or NPU memory with struct pages behind it; not with duplex, send, sge or local_dma_lkey" },
+		"move the data with the core's rdma_rw API, as NVMe-oF's target does: each READ or WRITE through a context of its own (rdma_rw_ctx_init(), its work requests from rdma_rw_ctx_wrs() posted as nvmet posts them, rdma_rw_ctx_destroy()), which maps the buffer's pages and chooses SGEs or an MR for the device; host memory, or NPU memory with struct pages behind it; not with duplex, send, sge or local_dma_lkey" },
 };
 
 static const char * const kp_mem_names[] = {

@@ -350,7 +350,7 @@ t_sge() {
 kp_test sge t_sge
 
 # rw: rlat, bw and bw,read through the core's rdma_rw, a context a
-# message (rdma_rw_ctx_init(), rdma_rw_ctx_post(), rdma_rw_ctx_destroy()):
+# message (rdma_rw_ctx_init(), rdma_rw_ctx_wrs(), rdma_rw_ctx_destroy()):
 # every READ or WRITE of the test posted through it (the post events),
 # each size then written and read back through it byte for byte (a dmesg
 # line a size), the JSON saying rdma_rw, nothing left after.
