@@ -134,6 +134,7 @@ struct kp_record *kp_rec_new(const struct kp_opts *o)
 	rec->cq = o->cq;
 	rec->sge = o->sge;
 	rec->rw = o->rw;
+	rec->warmup = o->role == KP_ROLE_CLIENT ? o->warmup : 0;
 	rec->state = KP_REC_RUNNING;
 	strscpy(rec->dev, "-", sizeof(rec->dev));
 	mutex_lock(&kp_rec_lock);
@@ -207,10 +208,13 @@ void kp_rec_finish(struct kp_record *rec, int ret)
 	mutex_unlock(&kp_rec_lock);
 }
 
+static_assert(KP_HW_LINE >= KP_RESULT_MAX);
+
 /* A record's result lines: measured results, text, progress. */
 static void kp_show_results(struct seq_file *m, const struct kp_record *r)
 {
-	char line[KP_RESULT_MAX];
+	/* a result's line or its counters' (the longer) */
+	char line[KP_HW_LINE];
 	u32 i;
 
 	for (i = 0; i < r->nres; i++) {
@@ -300,6 +304,7 @@ int kp_rec_show_json(struct seq_file *m, void *v)
 		c.cq = kp_cq_name(r->cq);
 		c.sge = r->sge;
 		c.rw = r->rw;
+		c.warmup = r->warmup;
 		c.dev = r->dev;
 		if (r->state > KP_REC_LISTENING && r->nres)
 			r->seen = true;
@@ -309,7 +314,8 @@ int kp_rec_show_json(struct seq_file *m, void *v)
 
 			c.mode = kp_mode_name(res->mode);
 			c.duration_s = res->duration_s;
-			c.hw = &res->hw;
+			/* a connection's own line: the port's are the test's */
+			c.hw = res->is_bw && res->bw.qp ? NULL : &res->hw;
 			if (res->is_bw) {
 				kp_bw_json(line, size, &c, &res->bw);
 				seq_printf(m, "%s\n", line);

@@ -217,6 +217,7 @@ struct kp_record {
 	enum kp_cq_ctx cq;	/* its CQs' poll context */
 	u32 sge;		/* SGEs of a data work request */
 	bool rw;		/* the data through rdma_rw */
+	u32 warmup;		/* a client's untimed messages a size */
 	enum kp_rec_state state;
 	char dev[IB_DEVICE_NAME_MAX];
 	struct kp_counters cnt;

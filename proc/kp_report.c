@@ -675,7 +675,11 @@ static void kp_json_head(struct kp_out *o, const struct kp_json_ctx *c,
 			       c->hw->c[i].name,
 			       (unsigned long long)c->hw->c[i].delta);
 		kp_put(o, "}");
+		if (c->hw->more)
+			kp_put(o, ", \"hw_counters_more\": %u", c->hw->more);
 	}
+	if (c->warmup)
+		kp_put(o, ", \"warmup\": %u", c->warmup);
 }
 
 void kp_hw_add(struct kp_hw_counters *hw, const char *name, u64 delta)

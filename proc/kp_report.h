@@ -155,6 +155,8 @@ struct kp_bw_result {
  */
 #define KP_HW_MAX	12
 #define KP_HW_NAME	32
+/* the longest kp_hw_format() line: each "name=u64 ", and " +N more" */
+#define KP_HW_LINE	(KP_HW_MAX * (KP_HW_NAME + 21) + 24)
 
 struct kp_hw_delta {
 	char name[KP_HW_NAME];
@@ -329,6 +331,7 @@ struct kp_json_ctx {
 	bool rw;		/* the data moved through rdma_rw */
 	/* the device's counters over the result's size; NULL: not said */
 	const struct kp_hw_counters *hw;
+	u32 warmup;		/* untimed messages before the size's timed ones */
 };
 
 /*

@@ -71,9 +71,18 @@ hwset "$t/hw-x20.json" 100 0
 hwset "$t/hw-seq.json" 5 40
 hwset "$t/hw-x1.5.json" 8 0
 hwset "$t/hw-few.json" 5 9
+hwset "$t/hw-base20.json" 20 0
+hwset "$t/hw-30.json" 30 0
+# the same rate a message, once the new run's 1000 warm-up messages count
+sed 's/"n_iterations": 1000,/"n_iterations": 1000, "warmup": 1000,/' "$t/hw-x20.json" |
+	sed 's/"completer_retry_err": 100/"completer_retry_err": 10/' > "$t/hw-warm.json"
+# a baseline that kept 12 counters and cut the rest says nothing of them
+sed 's/"rcvd_seq_err": 0}/"rcvd_seq_err": 0}, "hw_counters_more": 3/' "$t/hw-base.json" > "$t/hw-cut.json"
 check hw-retransmits-x20 1 "bw client host 65536: COUNTER completer_retry_err x20.0 (0.005 -> 0.1 a message)" "$t/hw-base.json" "$t/hw-x20.json"
 check hw-from-none 1 "COUNTER rcvd_seq_err from none" "$t/hw-base.json" "$t/hw-seq.json"
-check hw-within-factor 0 "compare: 0 regressed or missing of 1 baseline results$" "$t/hw-base.json" "$t/hw-x1.5.json"
+check hw-within-factor 0 "compare: 0 regressed or missing of 1 baseline results$" "$t/hw-base20.json" "$t/hw-30.json"
+check hw-warmup-counted 0 "compare: 0 regressed or missing of 1 baseline results$" "$t/hw-base.json" "$t/hw-warm.json"
+check hw-cut-baseline 0 "" "$t/hw-cut.json" "$t/hw-seq.json"
 check hw-fewer-than-least 0 "" "$t/hw-base.json" "$t/hw-few.json"
 check hw-factor-option 0 "" --hw-factor 25 "$t/hw-base.json" "$t/hw-x20.json"
 check hw-bad-option 2 "hw-factor is above 1" --hw-factor 1 "$t/hw-base.json" "$t/hw-x20.json"

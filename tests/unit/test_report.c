@@ -603,7 +603,7 @@ static int json_shape(const char *s)
 static void test_json(void)
 {
 	struct kp_json_ctx c = { 7, "client", "wlat", "npu", "rxe0",
-				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL };
+				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL, 0 };
 	struct kp_lat_result r = { 0 };
 	struct kp_bw_result b;
 	char line[1536], small[64];
@@ -667,6 +667,14 @@ static void test_json(void)
 		KT_CHECK(json_shape(line) &&
 			 strstr(line, "\"hw_counters\": {\"sent_pkts\": 120, \"completer_retry_err\": 3}, \"t_"),
 			 "hw_counters json: %s", line);
+		hw.more = 3;
+		c.warmup = 100;
+		kp_lat_json(line, sizeof(line), &c, &r);
+		KT_CHECK(json_shape(line) &&
+			 strstr(line, "\"completer_retry_err\": 3}, \"hw_counters_more\": 3, \"warmup\": 100, \"t_"),
+			 "hw_counters_more, warmup json: %s", line);
+		hw.more = 0;
+		c.warmup = 0;
 		hw.n = 0;
 		kp_lat_json(line, sizeof(line), &c, &r);
 		KT_CHECK(json_shape(line) && strstr(line, "\"hw_counters\": {}, "),
@@ -773,7 +781,7 @@ static void test_progress(void)
 static void test_bw_sum(void)
 {
 	struct kp_json_ctx c = { 3, "client", "bw", "host", "rxe0",
-				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL };
+				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL, 0 };
 	struct kp_bw_result qp[4], r, low;
 	char line[1536];
 	u64 iters = 0;

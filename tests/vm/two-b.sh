@@ -60,9 +60,9 @@ kp_test b-launch-ping-npu-two-hosts t_launch_ping
 # a bw over the clean link, then one while B's link drops 1% of what B
 # sends (netem): both streams whole, the lossy one's counters show rxe
 # recovering (rcvd_seq_err: the NAKs of A's out-of-sequence requests;
-# completer_retry_err: timeouts), the clean one's none.  Both results'
-# JSON go to the log (KPJSON lines) for scripts/compare on the host
-# (tests/drivers/test), which must flag the counters.
+# completer_retry_err: retries) at least 10 times and 4 times the clean
+# one's.  Both results' JSON go to the log (KPJSON lines) for
+# scripts/compare on the host (tests/drivers/test), which must flag them.
 t_hw() {
 	for p in 9904 9905; do
 		if [ $p = 9905 ]; then
@@ -86,13 +86,14 @@ t_hw() {
 		rec=$(echo " $hw " | sed -n 's/.* rcvd_seq_err=\([0-9]*\) .*/\1/p')
 		ret=$(echo " $hw " | sed -n 's/.* completer_retry_err=\([0-9]*\) .*/\1/p')
 		n=$((${rec:-0} + ${ret:-0}))
-		if [ $p = 9904 ]; then
-			[ $n = 0 ] || { kp_why "the clean link's result recovered $n times: $hw"; return 1; }
-		else
-			[ $n -ge 1 ] || { kp_why "the lossy link's result shows no recovery: $hw"; return 1; }
+		if [ $p = 9905 ]; then
+			# ~48 of 4800 packets lost; a clean link recovers only where
+			# the host stalled the guest past an ack timeout
+			[ $n -ge 10 ] && [ $((4 * nclean)) -lt $n ] ||
+				{ kp_why "recoveries: lossy $n ($hw), clean $nclean ($clean)"; return 1; }
 			kp_log "b: hw_counters, clean: $clean; lossy: $hw"
 		fi
-		clean=$hw
+		clean=$hw nclean=$n
 	done
 }
 kp_test b-hw-counters-netem t_hw
