@@ -158,20 +158,41 @@ int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 }
 
 /*
+ * The threads' progress, for the writer's wait: completions reaped, the
+ * warm-up's too (read while they run: only whether it moved counts).
+ */
+static u64 kp_lanes_moved(struct kp_test *t)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < t->nconns; i++)
+		sum += READ_ONCE(t->conns[i]->reaped);
+	return sum;
+}
+
+/*
  * cpus=: every thread waits here after its warmup until all are there,
  * so that no thread's timed stream overlaps another's warmup or start.
- * Bounded by the timeout; a stop or another thread's failure ends it.
+ * Bounded by the timeout with no progress: a thread still in its warm-up
+ * (another VM on the host can make one lag seconds behind) moves.  A
+ * stop or another thread's failure ends it.
  */
 static int kp_lanes_line_up(struct kp_test *t, u32 nthreads)
 {
-	u64 until = ktime_get_ns() + (u64)t->opts.timeout_ms * NSEC_PER_MSEC;
+	u64 bound = (u64)t->opts.timeout_ms * NSEC_PER_MSEC;
+	u64 until = ktime_get_ns() + bound, moved = kp_lanes_moved(t), now;
 
 	atomic_inc(&t->ready);
 	while (atomic_read(&t->ready) < nthreads) {
 		if (kp_stopping(t))
 			return -EINTR;
-		if (ktime_get_ns() > until) {
-			kp_err(t, "cpus: the threads did not all start within %u ms",
+		now = kp_lanes_moved(t);
+		if (now != moved) {
+			moved = now;
+			until = ktime_get_ns() + bound;
+		} else if (ktime_get_ns() > until) {
+			kp_err(t, "cpus: the threads did not all start, none moving for %u ms",
 			       t->opts.timeout_ms);
 			return -ETIMEDOUT;
 		}
@@ -269,20 +290,6 @@ int kp_lanes_cpus(struct kp_test *t)
 		}
 	}
 	return 0;
-}
-
-/*
- * The threads' progress, for the writer's wait: completions reaped, the
- * warm-up's too (read while they run: only whether it moved counts).
- */
-static u64 kp_lanes_moved(struct kp_test *t)
-{
-	u64 sum = 0;
-	u32 i;
-
-	for (i = 0; i < t->nconns; i++)
-		sum += READ_ONCE(t->conns[i]->reaped);
-	return sum;
 }
 
 /*
