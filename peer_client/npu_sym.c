@@ -14,8 +14,8 @@
  * built with IBT seals their ENDBR64 (measured on Debian's 6.12), so an
  * indirect call faults on a CPU that enforces IBT.  The entry found is
  * checked for ENDBR64 there too (an export's is never sealed), and its
- * module, named by kallsyms, is held from the module list
- * (CONFIG_KALLSYMS_ALL, which every kernel of the matrix has, names it).
+ * module, named by kallsyms, is held from the module list (whose nodes
+ * kallsyms places: npu_sym_hold()).
  *
  * Every address bound is kept for debugfs npu_peer_mem/symbols, so that a
  * test can compare it with /proc/kallsyms.
@@ -120,9 +120,9 @@ static int npu_sym_probe(const char *name, unsigned long *entry,
  * Hold the loaded module named @owner; -ENODEV when it is not, is going,
  * or cannot be told.  Every loaded module is on the list ours is on, and
  * so is its head, which is no module: a node is taken only where kallsyms
- * says it is __this_module's list of @owner, so nothing is read of the
- * head as a module (KASAN would see a global read out of bounds).  Under
- * npu_sym_lock.
+ * places it in @owner (as __this_module's list, where it names data), so
+ * nothing is read of the head as a module (KASAN would see a global read
+ * out of bounds).  Under npu_sym_lock.
  */
 static int npu_sym_hold(const char *name, const char *owner,
 			struct module **mod)
@@ -138,11 +138,20 @@ static int npu_sym_hold(const char *name, const char *owner,
 	snprintf(want, sizeof(want), " [%s]", owner);
 	rcu_read_lock();
 	list_for_each_entry_rcu(m, &THIS_MODULE->list, list) {
-		/* "__this_module+0x8/0x500 [owner]" */
+		/*
+		 * "__this_module+0x8/0x500 [owner]"; without
+		 * CONFIG_KALLSYMS_ALL (Debian's arm64 6.1) a module's data
+		 * has no symbol, and kallsyms names the nearest function
+		 * before it, still with "[owner]": the node lies in owner's
+		 * memory, which holds no list node but its own module's.
+		 * The head, in vmlinux's data, is named by neither.
+		 */
 		sprint_symbol(npu_sym_buf, (unsigned long)&m->list);
-		if (sscanf(npu_sym_buf, "__this_module+%lx/", &off) != 1 ||
-		    off != offsetof(struct module, list) ||
-		    !strstr(npu_sym_buf, want))
+		if (!strstr(npu_sym_buf, want))
+			continue;
+		if (IS_ENABLED(CONFIG_KALLSYMS_ALL) &&
+		    (sscanf(npu_sym_buf, "__this_module+%lx/", &off) != 1 ||
+		     off != offsetof(struct module, list)))
 			continue;
 		if (try_module_get(m)) {
 			*mod = m;
@@ -152,9 +161,8 @@ static int npu_sym_hold(const char *name, const char *owner,
 	}
 	rcu_read_unlock();
 	if (ret)
-		pr_err("npu_peer_mem: cannot hold %s, the module of %s%s\n",
-		       owner, name, IS_ENABLED(CONFIG_KALLSYMS_ALL) ? "" :
-		       " (a kernel without CONFIG_KALLSYMS_ALL does not name it)");
+		pr_err("npu_peer_mem: cannot hold %s, the module of %s\n",
+		       owner, name);
 	return ret;
 }
 

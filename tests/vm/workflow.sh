@@ -498,13 +498,13 @@ t_qps_long_warmup() {
 	[ -z "$KP_HEAVY_WHY" ] || { kp_skipped "$KP_HEAVY_WHY"; return; }
 	PORT=$((PORT + 1))
 	t0=$(now_ms)
-	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,count=50,size=65536,qps=2,cpus=0:1,warmup=3000,timeout=1000"
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,count=50,size=65536,qps=2,cpus=0:1,warmup=6000,timeout=1000"
 	ms=$(($(now_ms) - t0))
 	case "$SRV $CLI" in *errno*)
 		kp_why "srv=$SRV cli=$CLI after $ms ms: $(dmesg | grep -E 'no thread moved|did not all start' | tail -1)"; return 1 ;; esac
 	kp_qp_sum $CID 2 50 || return 1
 	[ $ms -gt 3000 ] || { kp_why "the run took $ms ms, within the 3000 ms bound: it proves nothing"; return 1; }
-	kp_log "qps-long-warmup: 2 x 3000 warm-up writes of 64 KiB, $ms ms"
+	kp_log "qps-long-warmup: 2 x 6000 warm-up writes of 64 KiB, $ms ms"
 	kp_idle
 }
 kp_test qps-long-warmup t_qps_long_warmup
