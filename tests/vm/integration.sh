@@ -317,7 +317,7 @@ kp_posts() {
 # results whole, ping's validated byte for byte through the server's 7.
 # Kinds: 3 READ, 4 WRITE, 7 data SEND, 8 data receive.
 t_sge() {
-	for m in "ping,size=1001,count=10,validate sge=3 validate,sge=7 S 3 1001 7 ping" \
+	for m in "size=1001,count=10,validate sge=3 validate,sge=7 S 3 1001 7 ping" \
 		"rlat,size=4096,count=50 sge=2 sge=16 C 3 4096 2 rlat" \
 		"wlat,size=3,count=50 sge=16 sge=2 C 4 3 3 wlat" \
 		"slat,size=4096,count=50 sge=4 sge=5 S 8 4096 5 slat" \
