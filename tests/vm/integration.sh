@@ -293,18 +293,22 @@ t_trace() {
 }
 kp_test trace-events t_trace
 
-# kp_traced "SERVER_OPTS" "CLIENT_OPTS": a pair with our post events on;
-# they land in /tmp/trace.txt.  kp_posts ID EVENT KIND: the distinct
-# "bytes SGEs" of that test's posts of that kind on connection 0.
-kp_traced() {
+# kp_traced "SERVER_OPTS" "CLIENT_OPTS": a pair, then the trace so far in
+# /tmp/trace.txt; kp_trace on|off: our post events, on for the whole of
+# a test (each flip patches the kernel's text through every CPU, and a
+# reset of the buffer stops them all: neither between pairs).  Test ids
+# are never reused, so each pair's events are told apart by id.
+# kp_posts ID EVENT KIND: the distinct "bytes SGEs" of that test's posts
+# of that kind on connection 0.
+kp_trace() {
 	T=/sys/kernel/tracing
 	[ -d $T/events ] || mount -t tracefs nodev $T || return 1
-	echo > $T/trace
-	for e in kp_post_send kp_post_recv; do echo 1 > $T/events/krping_npu/$e/enable; done
+	v=0; [ "$1" = on ] && v=1
+	for e in kp_post_send kp_post_recv; do echo $v > $T/events/krping_npu/$e/enable; done
+}
+kp_traced() {
 	kp_pair "$1" "$2"
-	for e in kp_post_send kp_post_recv; do echo 0 > $T/events/krping_npu/$e/enable; done
-	cat $T/trace > /tmp/trace.txt
-	echo > $T/trace
+	cat /sys/kernel/tracing/trace > /tmp/trace.txt
 }
 kp_posts() {
 	sed -n "s/.* $2: test=$1 conn=0 qpn=[0-9]* kind=$3 idx=[0-9]* opcode=[-0-9]* len=\([0-9]*\) signaled=[01] sge=\([0-9]*\)\$/\1 \2/p" /tmp/trace.txt |
@@ -317,6 +321,13 @@ kp_posts() {
 # results whole, ping's validated byte for byte through the server's 7.
 # Kinds: 3 READ, 4 WRITE, 7 data SEND, 8 data receive.
 t_sge() {
+	kp_trace on || { kp_why "no tracefs"; return 1; }
+	t_sge_pairs
+	r=$?
+	kp_trace off
+	return $r
+}
+t_sge_pairs() {
 	for m in "size=1001,count=10,validate sge=3 validate,sge=7 S 3 1001 7 ping" \
 		"rlat,size=4096,count=50 sge=2 sge=16 C 3 4096 2 rlat" \
 		"wlat,size=3,count=50 sge=16 sge=2 C 4 3 3 wlat" \
@@ -325,8 +336,7 @@ t_sge() {
 		"bw,read,size=4096,count=100 sge=5 sge=1 C 3 4096 5 bw_read"; do
 		set -- $m
 		PORT=$((PORT + 1))
-		kp_traced "addr=$A,port=$PORT,$3" "addr=$A,port=$PORT,$1,$2" ||
-			{ kp_why "no tracefs"; return 1; }
+		kp_traced "addr=$A,port=$PORT,$3" "addr=$A,port=$PORT,$1,$2"
 		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
 			{ kp_why "$1: srv=$SRV cli=$CLI"; return 1; }
 		id=$CID ev=kp_post_send
@@ -355,12 +365,18 @@ kp_test sge t_sge
 # each size then written and read back through it byte for byte (a dmesg
 # line a size), the JSON saying rdma_rw, nothing left after.
 t_rw() {
+	kp_trace on || { kp_why "no tracefs"; return 1; }
+	t_rw_pairs
+	r=$?
+	kp_trace off
+	return $r
+}
+t_rw_pairs() {
 	for m in "rlat 64 200 3 rlat" "rlat 65536 50 3 rlat" "bw 4096 300 4 bw" \
 		"bw,read 1048576 30 3 bw_read" "bw,txdepth=8 3000 200 4 bw"; do
 		set -- $m
 		PORT=$((PORT + 1))
-		kp_traced "addr=$A,port=$PORT" "addr=$A,port=$PORT,$1,size=$2,count=$3,rw" ||
-			{ kp_why "no tracefs"; return 1; }
+		kp_traced "addr=$A,port=$PORT" "addr=$A,port=$PORT,$1,size=$2,count=$3,rw"
 		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
 			{ kp_why "$1 $2: srv=$SRV cli=$CLI"; return 1; }
 		case $5 in
@@ -383,6 +399,7 @@ t_rw() {
 	done
 	kp_idle "rw" || return 1
 	kp_log "rw: rlat, bw, bw,read through rdma_rw, every size read back as written"
+	return 0
 }
 kp_test rw t_rw
 
