@@ -119,12 +119,12 @@ kp_result() {
 
 # The id of the newest record in /proc/krping_npu (0 if none).
 kp_last_id() {
-	awk '$1 ~ /^[0-9]+$/ && $2 != "result:" && $2 != "progress:" && $2 != "qp:" { id = $1 } END { print id + 0 }' \
+	awk '$1 ~ /^[0-9]+$/ && $2 !~ /^(result|progress|qp|hw):$/ { id = $1 } END { print id + 0 }' \
 		/proc/krping_npu
 }
 
 # kp_rec ID: the record line of test ID; kp_res ID: its result text.
-kp_rec() { awk -v id="$1" '$1 == id && $2 != "result:" && $2 != "progress:" && $2 != "qp:"' /proc/krping_npu; }
+kp_rec() { awk -v id="$1" '$1 == id && $2 !~ /^(result|progress|qp|hw):$/' /proc/krping_npu; }
 kp_res() { sed -n "s/^$1 result: //p" /proc/krping_npu; }
 # kp_qp ID: the per-connection lines of a qps=N test's results
 kp_qp() { sed -n "s/^$1 qp: //p" /proc/krping_npu; }

@@ -290,7 +290,7 @@ t_npu_rw() {
 		PORT=$((PORT + 1))
 		kp_pair "addr=$A,port=$PORT,mem=npu" "addr=$A,port=$PORT,mem=npu,rlat,size=65536,count=10,rw"
 		[ "$CLI" = errno=95 ] || { kp_why "client over a BAR: $CLI, want errno=95"; return 1; }
-		n=$(dmesg | grep -c "krping_npu $CID: rw: NPU memory at .* has no struct pages for rdma_rw to map")
+		n=$(dmesg | grep -c "krping_npu $CID: rw: NPU memory at .* is not system memory: rdma_rw maps struct pages, which it has none of")
 		[ "$n" = 1 ] || { kp_why "$n lines saying why, want 1"; return 1; }
 		zero "the refusal" && kp_idle "the refusal"
 		return
