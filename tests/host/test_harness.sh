@@ -81,7 +81,9 @@ for k in a b c; do
 	cp "$t/lines" "$t/lines.$k"
 	[ $k = a ] && cp "$t/vm-two-a.log" "$t/clean.log"
 done
-[ "$(cat "$t/r.a")" = "6 0 0" ] && ok two-a-clean || ko two-a-clean "$(cat "$t/r.a") $(grep FAIL "$t/lines.a")"
+# A's planned tests, and its plan, dmesg and console checks
+na=$(($(grep -vc '^#' tests/plans/two-a.plan) + 3))
+[ "$(cat "$t/r.a")" = "$na 0 0" ] && ok two-a-clean || ko two-a-clean "$(cat "$t/r.a"), want $na 0 0: $(grep FAIL "$t/lines.a")"
 grep -q '^FAIL vm-two-a-dmesg: kernel splat' "$t/lines.b" && ok two-a-warning || ko two-a-warning "$(cat "$t/lines.b")"
 grep -q '^FAIL vm-two-a-console: .*Kernel panic' "$t/lines.c" && ok two-a-panic || ko two-a-panic "$(cat "$t/lines.c")"
 
