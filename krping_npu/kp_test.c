@@ -356,6 +356,24 @@ static int kp_rw_own(struct kp_conn *c, struct kp_buf *b, bool cpu)
 }
 
 /*
+ * One of rw's check rounds: the buffer, as the CPU left it, moved through
+ * rdma_rw by @op, and given back to the CPU.
+ */
+static int kp_rw_round(struct kp_conn *c, struct kp_buf *b,
+		       enum ib_wr_opcode op, enum kp_wr kind)
+{
+	int ret;
+
+	ret = kp_rw_own(c, b, false) ?:
+	      kp_post_rdma(c, op, b, c->t->size, kind, true, 0) ?:
+	      kp_wait_for(c, kind, 0);
+	if (ret)
+		return ret;
+	kp_rw_done(c, 0);
+	return kp_rw_own(c, b, true);
+}
+
+/*
  * rw, after a size's loop: the pattern written to the server's buffer
  * and read back into a cleared one, both through rdma_rw, and checked
  * byte for byte.  The server does not touch its buffer until our FIN.
@@ -373,23 +391,11 @@ static int kp_rw_verify(struct kp_conn *c)
 	p = kp_buf_cpu(b);
 	for (i = 0; i < size; i++)
 		p[i] = kp_rw_byte(i, size);
-	ret = kp_rw_own(c, b, false) ?:
-	      kp_post_rdma(c, IB_WR_RDMA_WRITE, b, size, KP_WR_WRITE, true, 0) ?:
-	      kp_wait_for(c, KP_WR_WRITE, 0);
-	if (ret)
-		return ret;
-	kp_rw_done(c, 0);
-	ret = kp_rw_own(c, b, true);
+	ret = kp_rw_round(c, b, IB_WR_RDMA_WRITE, KP_WR_WRITE);
 	if (ret)
 		return ret;
 	memset(p, 0, size);
-	ret = kp_rw_own(c, b, false) ?:
-	      kp_post_rdma(c, IB_WR_RDMA_READ, b, size, KP_WR_READ, true, 0) ?:
-	      kp_wait_for(c, KP_WR_READ, 0);
-	if (ret)
-		return ret;
-	kp_rw_done(c, 0);
-	ret = kp_rw_own(c, b, true);
+	ret = kp_rw_round(c, b, IB_WR_RDMA_READ, KP_WR_READ);
 	if (ret)
 		return ret;
 	for (i = 0; i < size && p[i] == kp_rw_byte(i, size); i++)

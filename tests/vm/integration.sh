@@ -306,6 +306,14 @@ kp_trace() {
 	v=0; [ "$1" = on ] && v=1
 	for e in kp_post_send kp_post_recv; do echo $v > $T/events/krping_npu/$e/enable; done
 }
+# kp_trace_during FN: FN with the post events on, its status
+kp_trace_during() {
+	kp_trace on || { kp_why "no tracefs"; return 1; }
+	"$1"
+	r=$?
+	kp_trace off
+	return $r
+}
 kp_traced() {
 	kp_pair "$1" "$2"
 	cat /sys/kernel/tracing/trace > /tmp/trace.txt
@@ -320,13 +328,7 @@ kp_posts() {
 # message is shorter), as the post events say; each side its own N, the
 # results whole, ping's validated byte for byte through the server's 7.
 # Kinds: 3 READ, 4 WRITE, 7 data SEND, 8 data receive.
-t_sge() {
-	kp_trace on || { kp_why "no tracefs"; return 1; }
-	t_sge_pairs
-	r=$?
-	kp_trace off
-	return $r
-}
+t_sge() { kp_trace_during t_sge_pairs; }
 t_sge_pairs() {
 	for m in "size=1001,count=10,validate sge=3 validate,sge=7 S 3 1001 7 ping" \
 		"rlat,size=4096,count=50 sge=2 sge=16 C 3 4096 2 rlat" \
@@ -364,13 +366,7 @@ kp_test sge t_sge
 # every READ or WRITE of the test posted through it (the post events),
 # each size then written and read back through it byte for byte (a dmesg
 # line a size), the JSON saying rdma_rw, nothing left after.
-t_rw() {
-	kp_trace on || { kp_why "no tracefs"; return 1; }
-	t_rw_pairs
-	r=$?
-	kp_trace off
-	return $r
-}
+t_rw() { kp_trace_during t_rw_pairs; }
 t_rw_pairs() {
 	for m in "rlat 64 200 3 rlat" "rlat 65536 50 3 rlat" "bw 4096 300 4 bw" \
 		"bw,read 1048576 30 3 bw_read" "bw,txdepth=8 3000 200 4 bw"; do
