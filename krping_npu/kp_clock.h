@@ -25,11 +25,26 @@ enum kp_clock_kind {
 	KP_CLOCK_CNTVCT,
 };
 
+/*
+ * A calibration read of (ktime, counter, ktime) wider than this (a vCPU
+ * descheduled inside it) is none: at most 0.25% of the span it measures
+ * on either side of its middle.
+ */
+#define KP_CAL_WIDTH_NS	10000
+
 /* A test's clock: the counter and its factor, or ktime_get_ns(). */
 struct kp_clock {
 	bool cycles;
 	unsigned int mult;
 	unsigned int shift;
+	u32 khz;		/* the counter's rate; 0: ktime_get_ns() */
+	/*
+	 * ns: the wider of the two (ktime, counter, ktime) reads the rate
+	 * was measured from, the narrowest of each end's tries; 0: the rate
+	 * is the kernel's (arm64's CNTFRQ_EL0, x86's tsc_khz), or none
+	 */
+	u32 cal_ns;
+	bool cal_failed;	/* a counter was wanted; no read was narrow enough */
 };
 
 static __always_inline u64 kp_cycles(void)
@@ -54,6 +69,7 @@ static __always_inline u64 kp_clock_now(const struct kp_clock *k)
 
 int kp_clock_choose(const char *want);
 const char *kp_clock_name(void);
+const char *kp_clock_of(const struct kp_clock *k);
 void kp_clock_calibrate(struct kp_clock *k);
 u32 kp_clock_read_ns(void);
 

@@ -127,7 +127,8 @@ static int kp_run(const struct kp_opts *o)
 	if (!t)
 		return -ENOMEM;
 	atomic_inc(&kp_live.tests);
-	rec = kp_rec_new(o);
+	kp_clock_calibrate(&t->clk);
+	rec = kp_rec_new(o, &t->clk);
 	if (!rec) {
 		kfree(t);
 		atomic_dec(&kp_live.tests);
@@ -136,7 +137,9 @@ static int kp_run(const struct kp_opts *o)
 	t->opts = *o;
 	t->rec = rec;
 	init_waitqueue_head(&t->wq);
-	kp_clock_calibrate(&t->clk);
+	if (t->clk.cal_failed)
+		kp_info(t, "clock: %s gave no rate (its narrowest calibration read took %u ns, the bound %u): the test reads ktime_get_ns",
+			kp_clock_name(), t->clk.cal_ns, KP_CAL_WIDTH_NS);
 
 	ret = o->mem == KP_MEM_NPU ? kp_npu_get(t) : 0;
 	if (!ret)

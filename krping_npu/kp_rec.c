@@ -122,7 +122,7 @@ void kp_rec_listening(struct kp_test *t, bool listening)
 	mutex_unlock(&kp_rec_lock);
 }
 
-struct kp_record *kp_rec_new(const struct kp_opts *o)
+struct kp_record *kp_rec_new(const struct kp_opts *o, const struct kp_clock *k)
 {
 	struct kp_record *rec = kzalloc(sizeof(*rec), GFP_KERNEL);
 
@@ -135,6 +135,9 @@ struct kp_record *kp_rec_new(const struct kp_opts *o)
 	rec->sge = o->sge;
 	rec->rw = o->rw;
 	rec->warmup = o->role == KP_ROLE_CLIENT ? o->warmup : 0;
+	rec->clock = kp_clock_of(k);
+	rec->clock_khz = k->khz;
+	rec->clock_cal_ns = k->cal_ns;
 	rec->state = KP_REC_RUNNING;
 	strscpy(rec->dev, "-", sizeof(rec->dev));
 	mutex_lock(&kp_rec_lock);
@@ -305,6 +308,9 @@ int kp_rec_show_json(struct seq_file *m, void *v)
 		c.sge = r->sge;
 		c.rw = r->rw;
 		c.warmup = r->warmup;
+		c.clock = r->clock;
+		c.clock_khz = r->clock_khz;
+		c.clock_cal_ns = r->clock_cal_ns;
 		c.dev = r->dev;
 		if (r->state > KP_REC_LISTENING && r->nres)
 			r->seen = true;

@@ -223,6 +223,10 @@ void kp_run_end(struct kp_conn *c)
 		r->sched_yields, r->late_waits, KP_LATE_US,
 		r->sampled ? "beyond the shortest round trip" :
 			     "of busy-polling");
+	if (r->shared)
+		kp_info(c->t, "%s #bytes=%u: %llu timed waits lost the CPU to another task for over %u us, %llu us in all: the figures hold that task's time",
+			kp_mode_name(c->t->mode), c->t->size, r->shared,
+			KP_SHARE_US, div_u64(r->shared_ns, NSEC_PER_USEC));
 }
 
 /* The CPU the loop runs on now counts for its softirq time. */
@@ -289,18 +293,36 @@ void kp_cpu_give(void)
 }
 
 /*
- * A timed busy-poll gives the CPU to a task waiting for it; counted once
- * a wait, in *@yielded.  Returns whether it yielded.
+ * A timed busy-poll of @c gives the CPU when the scheduler asks for it,
+ * and to another task runnable here (a software device's worker that the
+ * fair class woke without preempting us) unless the run has found a
+ * co-runner: a task that kept the CPU over KP_SHARE_US, which a device's
+ * work item does not.  Past one, only a late wait gives the CPU to it,
+ * so an unrelated busy task cannot set the pace of every sample.  A wait
+ * that lost the CPU that long is shared: counted, with the time away, in
+ * the result.  @w: what this wait has done so far (KP_WAIT_*).
  */
-bool kp_run_yield_waiting(struct kp_run *r, bool *yielded)
+void kp_run_give(struct kp_conn *c, bool late, unsigned int *w)
 {
-	if (!kp_cpu_wanted())
-		return false;
-	if (!*yielded)
+	struct kp_run *r = c->run;
+	u64 t0, away;
+
+	if (!need_resched() &&
+	    (single_task_running() || (r->corunner && !late)))
+		return;
+	if (!(*w & KP_WAIT_YIELDED))
 		r->sched_yields++;
-	*yielded = true;
+	*w |= KP_WAIT_YIELDED;
+	t0 = kp_clock_now(&c->t->clk);
 	kp_cpu_give();
-	return true;
+	away = kp_clock_now(&c->t->clk) - t0;
+	r->corunner = away > KP_SHARE_US * NSEC_PER_USEC;
+	if (!r->corunner)
+		return;
+	r->shared_ns += away;
+	if (!(*w & KP_WAIT_SHARED))
+		r->shared++;
+	*w |= KP_WAIT_SHARED;
 }
 
 /*
@@ -438,6 +460,8 @@ int kp_stats_lat(struct kp_conn *c, u64 n, u32 div)
 	/* the run's counts outlive its end (kp_run_begin() resets them) */
 	res.lat.yields = c->t->run.sched_yields;
 	res.lat.late = c->t->run.late_waits;
+	res.lat.shared = c->t->run.shared;
+	res.lat.shared_ns = c->t->run.shared_ns;
 	if (c->t->mode == KP_MODE_WLAT)
 		res.lat.variant = c->t->wlat_imm ? "imm" : "write";
 	used = kp_hist_used(h);

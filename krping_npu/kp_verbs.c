@@ -1284,7 +1284,8 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 {
 	unsigned long deadline;
 	unsigned int spins = 0;
-	bool late = false, yielded = false;
+	unsigned int waited = 0;
+	bool late = false;
 	u64 begun = 0;
 	long left;
 	int n;
@@ -1329,10 +1330,10 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 				continue;
 			}
 			/*
-			 * A timed wait yields to a task waiting for this
-			 * CPU (a software device's worker: what it waits
+			 * A timed wait gives the CPU as kp_run_give() says
+			 * (to a software device's worker: what it waits
 			 * for), and is late by kp_run_late() from its first
-			 * check, whether it yielded or not.
+			 * check, whether it gave the CPU or not.
 			 */
 			if (c->run) {
 				if (!late) {
@@ -1347,7 +1348,7 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 								   now - begun);
 					}
 				}
-				kp_run_yield_waiting(c->run, &yielded);
+				kp_run_give(c, late, &waited);
 				continue;
 			}
 			cond_resched();

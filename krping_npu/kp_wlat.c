@@ -130,7 +130,8 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 	struct ib_device *dev = kp_dev(c);
 	u64 at = c->rdma.dma + c->t->size - 1;
 	const u8 *p = (const u8 *)c->rdma.vaddr + c->t->size - 1;
-	bool late = false, yielded = false;
+	unsigned int waited = 0;
+	bool late = false;
 	u64 begun = 0, now;
 	unsigned int spins = 0;
 	int ret;
@@ -171,7 +172,7 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 				return ret;
 		}
 		if (c->run)
-			kp_run_yield_waiting(c->run, &yielded);
+			kp_run_give(c, late, &waited);
 		else
 			cond_resched();
 	}

@@ -70,6 +70,15 @@
  */
 #define KP_YIELD_EVERY		64
 #define KP_LATE_US		1000u
+/*
+ * A timed wait that lost the CPU longer than this lost it to a co-runner,
+ * not to a device's work item (rxe's take tens of us under TCG; a busy
+ * task's slice is 750 us or more): kp_run_give().
+ */
+#define KP_SHARE_US		250u
+/* what one timed wait has done with the CPU (kp_run_give()) */
+#define KP_WAIT_YIELDED		BIT(0)
+#define KP_WAIT_SHARED		BIT(1)
 
 /* The rping/krping advertisement: 16 bytes, network order. */
 struct kp_rdma_info {
@@ -218,6 +227,9 @@ struct kp_record {
 	u32 sge;		/* SGEs of a data work request */
 	bool rw;		/* the data through rdma_rw */
 	u32 warmup;		/* a client's untimed messages a size */
+	const char *clock;	/* its timed loops' clock (kp_clock_of()) */
+	u32 clock_khz;		/* that clock's rate; 0: ktime_get_ns() */
+	u32 clock_cal_ns;	/* its calibration's reads (struct kp_clock) */
 	enum kp_rec_state state;
 	char dev[IB_DEVICE_NAME_MAX];
 	struct kp_counters cnt;
@@ -248,6 +260,9 @@ struct kp_run {
 	u64 iters;		/* kp_loop_yield() calls; one in KP_YIELD_EVERY yields */
 	u64 sched_yields;	/* busy-polls yielded to a waiting task */
 	u64 late_waits;		/* timed waits late (kp_run_late()) */
+	u64 shared;		/* timed waits that lost the CPU > KP_SHARE_US */
+	u64 shared_ns;		/* and how long in all */
+	bool corunner;		/* the last such loss was that long */
 	bool sampled;		/* times round trips (kp_lat_sample()) */
 	u64 rt_min;		/* its shortest round trip so far; 0: none yet */
 	u64 thread_ns;		/* bw: the thread's system time at the start */
@@ -573,7 +588,7 @@ extern struct kp_probe_count kp_probe_count;
 
 /* kp_rec.c: the record store */
 struct seq_file;
-struct kp_record *kp_rec_new(const struct kp_opts *o);
+struct kp_record *kp_rec_new(const struct kp_opts *o, const struct kp_clock *k);
 void kp_rec_finish(struct kp_record *rec, int ret);
 int kp_rec_show(struct seq_file *m, void *v);
 int kp_rec_show_json(struct seq_file *m, void *v);
@@ -705,7 +720,7 @@ void kp_run_end(struct kp_conn *c);
 void kp_loop_yield(struct kp_conn *c);
 bool kp_cpu_wanted(void);
 void kp_cpu_give(void);
-bool kp_run_yield_waiting(struct kp_run *r, bool *yielded);
+void kp_run_give(struct kp_conn *c, bool late, unsigned int *w);
 bool kp_run_late(const struct kp_run *r, u64 span);
 void kp_loop_cpu(struct kp_conn *c);
 void kp_run_rebase(struct kp_test *t, u32 first, u32 step);

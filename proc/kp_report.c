@@ -515,8 +515,9 @@ int kp_lat_format(char *buf, size_t len, const char *mode,
 		kp_put(&o, " %s=%llu.%02u", kp_lat_fields[i].text,
 		       KP_US_INT(kp_lat_field(r, i)),
 		       KP_US_FRAC(kp_lat_field(r, i)));
-	kp_put(&o, " yields=%llu late=%llu", (unsigned long long)r->yields,
-	       (unsigned long long)r->late);
+	kp_put(&o, " yields=%llu late=%llu shared=%llu",
+	       (unsigned long long)r->yields, (unsigned long long)r->late,
+	       (unsigned long long)r->shared);
 	if (r->variant)
 		kp_put(&o, " variant=%s", r->variant);
 	return (int)o.n;
@@ -680,6 +681,12 @@ static void kp_json_head(struct kp_out *o, const struct kp_json_ctx *c,
 	}
 	if (c->warmup)
 		kp_put(o, ", \"warmup\": %u", c->warmup);
+	if (c->clock)
+		kp_put(o, ", \"clock\": \"%s\"", c->clock);
+	if (c->clock_khz)
+		kp_put(o, ", \"clock_khz\": %u", c->clock_khz);
+	if (c->clock_cal_ns)
+		kp_put(o, ", \"clock_cal_ns\": %u", c->clock_cal_ns);
 }
 
 void kp_hw_add(struct kp_hw_counters *hw, const char *name, u64 delta)
@@ -733,8 +740,10 @@ int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,
 		kp_put(&o, ", \"%s\": %llu.%02u", kp_lat_fields[i].json,
 		       KP_US_INT(kp_lat_field(r, i)),
 		       KP_US_FRAC(kp_lat_field(r, i)));
-	kp_put(&o, ", \"yields\": %llu, \"late\": %llu",
-	       (unsigned long long)r->yields, (unsigned long long)r->late);
+	kp_put(&o, ", \"yields\": %llu, \"late\": %llu, \"shared\": %llu, \"shared_us\": %llu.%02u",
+	       (unsigned long long)r->yields, (unsigned long long)r->late,
+	       (unsigned long long)r->shared, KP_US_INT(r->shared_ns),
+	       KP_US_FRAC(r->shared_ns));
 	if (r->variant)
 		kp_put(&o, ", \"variant\": \"%s\"", r->variant);
 	kp_put(&o, ", \"cdf\": [");

@@ -43,6 +43,12 @@ struct kp_lat_result {
 	 * (KP_LATE_US beyond the run's shortest round trip)
 	 */
 	u64 yields, late;
+	/*
+	 * Those that lost the CPU over KP_SHARE_US (to a co-runner, not a
+	 * device's work item), and the ns away in all: the figures hold
+	 * that task's time
+	 */
+	u64 shared, shared_ns;
 	/* wlat: the variant that ran, "write" or "imm"; NULL elsewhere */
 	const char *variant;
 	u64 cdf[KP_CDF_POINTS];	/* ns at each of kp_cdf_permille */
@@ -332,6 +338,9 @@ struct kp_json_ctx {
 	/* the device's counters over the result's size; NULL: not said */
 	const struct kp_hw_counters *hw;
 	u32 warmup;		/* untimed messages before the size's timed ones */
+	const char *clock;	/* the timed loops' clock; NULL: not said */
+	u32 clock_khz;		/* its rate; 0: not said (ktime_get_ns()) */
+	u32 clock_cal_ns;	/* its calibration reads' width; 0: not said */
 };
 
 /*

@@ -56,22 +56,25 @@ static void test_lat(void)
 	r.harness = 61;
 	r.yields = 12;
 	r.late = 3;
+	r.shared = 2;
 	kp_lat_format(line, sizeof(line), "wlat", &r);
 	KT_CHECK(!strncmp(line, "wlat #bytes=64 #iterations=1000 ", 32), "%s", line);
 	KT_CHECK(field(line, "harness[usec]") == 0.06 &&
 		 field(line, "yields") == 12 && field(line, "late") == 3 &&
+		 field(line, "shared") == 2 &&
 		 !strcmp(strstr(line, " harness[usec]="),
-			 " harness[usec]=0.06 yields=12 late=3"),
+			 " harness[usec]=0.06 yields=12 late=3 shared=2"),
 		 "harness text: %s", line);
 	/* wlat says which variant ran, after the figures */
 	r.variant = "write";
 	kp_lat_format(line, sizeof(line), "wlat", &r);
 	KT_CHECK(!strcmp(strstr(line, " harness[usec]="),
-			 " harness[usec]=0.06 yields=12 late=3 variant=write"),
+			 " harness[usec]=0.06 yields=12 late=3 shared=2 variant=write"),
 		 "variant text: %s", line);
 	r.variant = NULL;
 	r.yields = 0;
 	r.late = 0;
+	r.shared = 0;
 	KT_CHECK(field(line, "t_min[usec]") == 1.00, "t_min text: %s", line);
 	KT_CHECK(field(line, "t_max[usec]") == 1000.00, "t_max text");
 	KT_CHECK(field(line, "t_typical[usec]") == 501.00, "t_typical text");
@@ -603,7 +606,8 @@ static int json_shape(const char *s)
 static void test_json(void)
 {
 	struct kp_json_ctx c = { 7, "client", "wlat", "npu", "rxe0",
-				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL, 0 };
+				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL, 0,
+				 NULL, 0, 0 };
 	struct kp_lat_result r = { 0 };
 	struct kp_bw_result b;
 	char line[1536], small[64];
@@ -688,15 +692,36 @@ static void test_json(void)
 	kp_lat_json(line, sizeof(line), &c, &r);
 	KT_CHECK(json_shape(line) &&
 		 strstr(line, "\"harness\": 0.00, \"yields\": 0, \"late\": 0, ") &&
-		 strstr(line, "\"late\": 0, \"variant\": \"imm\", \"cdf\": [["),
+		 strstr(line, "\"shared_us\": 0.00, \"variant\": \"imm\", \"cdf\": [["),
 		 "variant json: %s", line);
 	r.yields = 7;
 	r.late = 2;
+	r.shared = 1;
+	r.shared_ns = 1234567;
 	kp_lat_json(line, sizeof(line), &c, &r);
 	KT_CHECK(json_shape(line) && jfield(line, "yields") == 7 &&
-		 jfield(line, "late") == 2, "counts json: %s", line);
+		 jfield(line, "late") == 2 && jfield(line, "shared") == 1 &&
+		 strstr(line, "\"shared_us\": 1234.57, "), "counts json: %s", line);
 	r.yields = 0;
 	r.late = 0;
+	r.shared = 0;
+	r.shared_ns = 0;
+	/* the clock: its name always, a counter's rate, a measured one's reads */
+	c.clock = "ktime_get_ns";
+	kp_lat_json(line, sizeof(line), &c, &r);
+	KT_CHECK(json_shape(line) && strstr(line, ", \"clock\": \"ktime_get_ns\", \"t_min\"") &&
+		 !strstr(line, "clock_khz") && !strstr(line, "clock_cal_ns"),
+		 "ktime json: %s", line);
+	c.clock = "tsc";
+	c.clock_khz = 2893012;
+	c.clock_cal_ns = 812;
+	kp_lat_json(line, sizeof(line), &c, &r);
+	KT_CHECK(json_shape(line) &&
+		 strstr(line, ", \"clock\": \"tsc\", \"clock_khz\": 2893012, \"clock_cal_ns\": 812, \"t_min\""),
+		 "clock json: %s", line);
+	c.clock = NULL;
+	c.clock_khz = 0;
+	c.clock_cal_ns = 0;
 	r.variant = NULL;
 	n = kp_lat_json(line, sizeof(line), &c, &r);
 	/* truncation reports the full length, stays terminated */
@@ -781,7 +806,8 @@ static void test_progress(void)
 static void test_bw_sum(void)
 {
 	struct kp_json_ctx c = { 3, "client", "bw", "host", "rxe0",
-				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL, 0 };
+				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL, 0,
+				 NULL, 0, 0 };
 	struct kp_bw_result qp[4], r, low;
 	char line[1536];
 	u64 iters = 0;

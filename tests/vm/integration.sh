@@ -460,6 +460,46 @@ kp_test threshold-bw t_threshold bw expect_bw 10000000 1 'BW_average[MiB/sec]'
 kp_test threshold-lat t_threshold rlat max_lat 1 10000000 't_typical[usec]'
 kp_test threshold-p99 t_threshold wlat max_p99 1 10000000 '99%[usec]'
 
+# The timed waits' polling policy (kp_run_give()) beside a CPU-bound task
+# pinned to the client's CPU, proven there and running: the client's
+# t_typical stays within 1.5x of its own alone, in this boot, or its result
+# counts the waits that lost the CPU to that task (shared=N) and dmesg says
+# so.  Either way a run that counts shared waits says it in dmesg.
+kp_co_pair() {
+	PORT=$((PORT + 1))
+	KP_SRV_PIN="taskset 2" KP_CLI_PIN="taskset 1"
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,wlat,size=64,count=2000"
+	KP_SRV_PIN="" KP_CLI_PIN=""
+	kp_check_lat "$(kp_res $CID)" wlat 64 2000
+}
+t_co_runner() {
+	[ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ] || { kp_skipped "one CPU"; return; }
+	kp_co_pair || return 1
+	idle=$(kp_num "$(kp_res $CID)" 't_typical[usec]')
+	taskset 1 sh -c 'while :; do :; done' &
+	bpid=$!
+	sleep 0.3
+	st=$(awk '{ print $3, $39 }' /proc/$bpid/stat)
+	if [ "$st" != "R 0" ]; then
+		kill $bpid; wait $bpid 2> /dev/null
+		kp_why "the co-runner is not running on CPU 0: state and CPU '$st'"; return 1
+	fi
+	rc=0
+	kp_co_pair || rc=1
+	kill $bpid; wait $bpid 2> /dev/null
+	[ $rc = 0 ] || return 1
+	r=$(kp_res $CID)
+	load=$(kp_num "$r" 't_typical[usec]') shared=$(kp_num "$r" shared)
+	said=$(dmesg | grep -c "krping_npu $CID: wlat #bytes=64: $shared timed waits lost the CPU to another task")
+	[ -n "$shared" ] || { kp_why "no shared count: $r"; return 1; }
+	[ "$shared" = 0 ] || [ "$said" -ge 1 ] ||
+		{ kp_why "$shared shared waits, not said in dmesg"; return 1; }
+	kp_fcmp "$load" '<=' "1.5 * $idle" || [ "$shared" -gt 0 ] ||
+		{ kp_why "t_typical $load us beside a busy task, $idle us alone, and no wait counted shared: $r"; return 1; }
+	kp_log "co-runner: wlat 64 B t_typical $idle us alone, $load us beside a busy task; shared $shared, yields $(kp_num "$r" yields), late $(kp_num "$r" late)"
+}
+kp_test co-runner t_co_runner
+
 # a server started for one mode refuses a client of another
 t_mode_mismatch() {
 	PORT=$((PORT + 1))
@@ -719,6 +759,76 @@ t_clock_counter() {
 	return $rc
 }
 kp_test clock-counter t_clock_counter
+
+# kp_jval ID KEY: KEY's value in the first JSON line of test ID (quotes off)
+kp_jval() {
+	grep "^{\"id\": $1, " /proc/krping_npu_json | head -1 |
+		sed -n "s/.*\"$2\": \"\{0,1\}\([^,\"}]*\).*/\1/p"
+}
+
+# The counter's rate, measured as a test starts (kp_clock.c), with a vCPU
+# stalled inside one of the reads: kpdelay spins 1 ms, irqs off, in the
+# first counter read of the client's calibration (hits proves it did).
+# The narrowest of each end's reads is taken, so the rate agrees with an
+# unstalled one of the same boot within 1% (the stalled read, taken, would
+# move it by a fifth); a stall in every read gives no rate: the test reads
+# ktime_get_ns and says why.  Where the rate is the kernel's (arm64's
+# CNTFRQ_EL0, an invariant TSC's tsc_khz) nothing is measured: a SKIP.
+kp_cal_pair() {
+	PORT=$((PORT + 1))
+	kp_serve "server,addr=$A,port=$PORT"
+	if [ -n "$1" ]; then
+		insmod $KP/kpdelay.ko sym=kp_clock_cal_read ms=1 comm=kpwrite $1 ||
+			{ kp_why "insmod kpdelay $1"; kill $spid; wait $spid; return 1; }
+	fi
+	CLI=$(kpwrite "client,addr=$A,port=$PORT,wlat,size=64,count=50")
+	wait $spid
+	CID=$(kp_new_id "$base" client)
+	HITS=0
+	if [ -n "$1" ]; then
+		HITS=$(cat /sys/module/kpdelay/parameters/hits)
+		rmmod kpdelay
+	fi
+	case "$CLI" in ret=*) ;; *) kp_why "client: $CLI"; return 1 ;; esac
+}
+t_clock_cal_stall() {
+	case $(uname -m) in aarch64) cnt=cntvct ;; *) cnt=tsc ;; esac
+	rmmod krping_npu && insmod $KP/krping_npu.ko clock=$cnt ||
+		{ insmod $KP/krping_npu.ko; kp_why "insmod clock=$cnt"; return 1; }
+	rc=0
+	kp_cal_pair "" || rc=1
+	if [ $rc = 0 ]; then
+		k0=$(kp_jval $CID clock_khz) w0=$(kp_jval $CID clock_cal_ns)
+		[ "$(kp_jval $CID clock)" = $cnt ] && [ -n "$k0" ] ||
+			{ kp_why "unstalled: $(grep "^{\"id\": $CID, " /proc/krping_npu_json | cut -c1-400)"; rc=1; }
+	fi
+	if [ $rc = 0 ] && [ -z "$w0" ]; then
+		rmmod krping_npu; insmod $KP/krping_npu.ko
+		kp_skipped "$cnt runs at the kernel's rate here ($k0 kHz): nothing is measured"
+		return
+	fi
+	[ $rc = 1 ] || kp_cal_pair "max=1" || rc=1
+	if [ $rc = 0 ]; then
+		k1=$(kp_jval $CID clock_khz) w1=$(kp_jval $CID clock_cal_ns)
+		[ "$HITS" = 1 ] || { kp_why "the stall hit $HITS reads, want 1"; rc=1; }
+	fi
+	if [ $rc = 0 ]; then
+		[ -n "$k1" ] && [ -n "$w1" ] && [ "$w1" -le 10000 ] &&
+			kp_fcmp "$k1" '>=' "0.99 * $k0" && kp_fcmp "$k1" '<=' "1.01 * $k0" ||
+			{ kp_why "stalled once: $k1 kHz from reads $w1 ns wide; unstalled $k0 kHz ($w0 ns)"; rc=1; }
+	fi
+	[ $rc = 1 ] || kp_cal_pair "max=0" || rc=1
+	if [ $rc = 0 ]; then
+		[ "$HITS" -ge 8 ] && [ "$(kp_jval $CID clock)" = ktime_get_ns ] &&
+			[ -z "$(kp_jval $CID clock_khz)" ] &&
+			dmesg | grep -q "krping_npu $CID: clock: $cnt gave no rate" ||
+			{ kp_why "stalled always ($HITS reads): clock '$(kp_jval $CID clock)', $(dmesg | grep "krping_npu $CID: clock" | tail -1)"; rc=1; }
+	fi
+	[ $rc = 0 ] && kp_log "clock-cal-stall: $cnt $k0 kHz (reads $w0 ns wide); one read stalled 1 ms: $k1 kHz ($w1 ns); all: ktime_get_ns"
+	rmmod krping_npu && insmod $KP/krping_npu.ko || { kp_why "back to clock=auto"; return 1; }
+	return $rc
+}
+kp_test clock-cal-stall t_clock_cal_stall
 
 # rw's MR path: ib_core loaded with force_mr=1 has rdma_rw register every
 # message through an MR of the QP's pool (REG_MR, the READ or WRITE,
