@@ -837,7 +837,24 @@ kp_test clock-cal-stall t_clock_cal_stall
 # allocates an MR for each of its QP's max_rdma_ctxs (txdepth 64 and one,
 # times the MRs its largest message needs) beside its buffer's, as
 # rdma_core:mr_alloc shows; each size still reads back as written, and
-# nothing is left.
+# nothing is left.  A 1 MiB READ fills an MR to its 256th page, where
+# rxe before 6.3 (its MR pages in an array of 256-page maps, replaced by
+# an xarray in 6.3) reads one map pointer past the array as the copy ends:
+# on a KASAN kernel that one report, and no other, is named and allowed
+# (kp_rw_mr_known); the data is still checked.
+kp_rw_mr_known() {
+	dmesg | sed -n "/$KP_EXPECT_BEGIN/,/$KP_EXPECT_END/p" > /tmp/kmsg.rwmr
+	grep -q "BUG: KASAN" /tmp/kmsg.rwmr || return 0
+	v=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
+	if [ "$v" -lt 603 ] &&
+		[ "$(grep -c 'BUG: ' /tmp/kmsg.rwmr)" = 1 ] &&
+		grep -Eq "BUG: KASAN: slab-out-of-bounds in rxe_(mr|mem)_copy" /tmp/kmsg.rwmr &&
+		grep -q "Read of size 8 " /tmp/kmsg.rwmr; then
+		kp_log "rw-mr: rxe's known defect on $(uname -r): rxe_mr_copy read one map pointer past a full 256-page MR (the 1 MiB READ), as KASAN reported"
+		return 0
+	fi
+	kp_why "a kernel report in the 1 MiB READ: $(grep -m2 'BUG: \|Read of\|Write of' /tmp/kmsg.rwmr | tr '\n' ' ')"
+}
 t_rw_mr() {
 	rmmod krping_npu && rdma link delete rxe0 && ip link delete d0 ||
 		{ kp_why "taking the stack down"; return 1; }
@@ -854,7 +871,12 @@ t_rw_mr() {
 		echo > $T/trace
 		echo 1 > $T/events/rdma_core/mr_alloc/enable
 		PORT=$((PORT + 1))
+		[ "$2" != 1048576 ] || kp_expect_begin
 		kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$1,size=$2,count=$3,rw"
+		if [ "$2" = 1048576 ]; then
+			kp_expect_end
+			kp_rw_mr_known || return 1
+		fi
 		echo 0 > $T/events/rdma_core/mr_alloc/enable
 		n=$(grep -c ' mr_alloc: ' $T/trace)
 		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
