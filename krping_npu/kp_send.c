@@ -68,7 +68,12 @@ static int kp_send_take(struct kp_conn *c, const struct ib_wc *wc, u32 *got,
 	}
 }
 
-/* Reap until the peer's next data message; *@last: it was the last. */
+/*
+ * Reap until the peer's next data message; *@last: it was the last.
+ * perftest's method (not light): and until our sends have completed, as
+ * ib_send_lat polls its send CQ after each post (the server's answer's
+ * completion is awaited here, with the client's next message).
+ */
 static int kp_slat_wait(struct kp_conn *c, unsigned int spin, bool *last)
 {
 	struct ib_wc wc[4];
@@ -76,7 +81,7 @@ static int kp_slat_wait(struct kp_conn *c, unsigned int spin, bool *last)
 	int n, i, ret;
 
 	*last = false;
-	while (!got) {
+	while (!got || (!c->t->opts.light && c->sends_out)) {
 		n = kp_poll(c, wc, ARRAY_SIZE(wc), spin);
 		if (n < 0)
 			return n;
@@ -101,13 +106,17 @@ static int kp_slat_send(struct kp_conn *c, bool last, bool signal)
  * of its own.  Each side keeps one data receive posted, reposted as soon
  * as a message is in and before this side's next send, so the peer never
  * finds the queue empty.  The client's warmup= round trips are not timed;
- * the server answers them like any other.
+ * the server answers them like any other.  A sample, by ib_send_lat's
+ * method: from the post to the next (the send, its completion, the
+ * answer, the receive reposted); with light, from the post to the answer,
+ * one send in KP_SLAT_SIGNAL signalled.
  */
 int kp_slat_run(struct kp_conn *c)
 {
 	bool client = c->t->opts.role == KP_ROLE_CLIENT;
 	u64 warm = client ? c->t->opts.warmup : 0;
 	unsigned int spin = kp_loop_spin(c);
+	bool light = c->t->opts.light;
 	bool last = false, peer_last;
 	u64 i, t0, now = 0;
 	int ret;
@@ -117,7 +126,7 @@ int kp_slat_run(struct kp_conn *c)
 		return ret;
 	c->skip_out = 0;
 	for (i = 0; !last; i++) {
-		bool signal = (i + 1) % KP_SLAT_SIGNAL == 0;
+		bool signal = !light || (i + 1) % KP_SLAT_SIGNAL == 0;
 		bool timed = i >= warm;
 
 		if (i == warm)
@@ -132,7 +141,14 @@ int kp_slat_run(struct kp_conn *c)
 		ret = kp_slat_wait(c, spin, &peer_last);
 		if (ret)
 			return ret;
-		now = kp_clock_now(&c->t->clk);
+		if (light)
+			now = kp_clock_now(&c->t->clk);
+		/* the next message's receive, or the FIN's */
+		ret = peer_last ? kp_rq_restore(c) : kp_post_data_recv(c, 1);
+		if (ret)
+			return ret;
+		if (!light)
+			now = kp_clock_now(&c->t->clk);
 		if (client && peer_last != last) {
 			kp_err(c->t, "slat: the server's answer %llu is%s marked last",
 			       i, peer_last ? "" : " not");
@@ -143,10 +159,6 @@ int kp_slat_run(struct kp_conn *c)
 			kp_lat_sample(c, i - warm, now - t0);
 			kp_run_tick(c, i - warm + 1, now);
 		}
-		/* the next message's receive, or the FIN's */
-		ret = last ? kp_rq_restore(c) : kp_post_data_recv(c, 1);
-		if (ret)
-			return ret;
 		if (!client) {
 			ret = kp_slat_send(c, last, signal);
 			if (ret)

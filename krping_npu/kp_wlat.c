@@ -9,6 +9,12 @@
  * choice for NPU memory, which the CPU cannot poll, and for events; a
  * side that needs it says so in its hello and both run it.  Half the
  * round trip is reported, as ib_write_lat does.
+ *
+ * The method is ib_write_lat's (run_iter_lat_write): every write signalled
+ * and its completion awaited before the peer's, a sample from one post to
+ * the next (our bookkeeping between round trips left out).  With light,
+ * one write in KP_WLAT_SIGNAL is signalled and the completions are reaped
+ * between round trips, never awaited: a sample from the post to the answer.
  */
 #include <linux/ktime.h>
 #include <linux/sched.h>
@@ -44,15 +50,27 @@ static int kp_wlat_wait(struct kp_conn *c, u32 seq, bool *last)
 	int n, i, ret;
 	u32 imm;
 
-	if (!kp_imm_take(c, &imm))
-		return kp_wlat_check(c, imm, seq, last);
-	while (!arrived) {
+	if (!kp_imm_take(c, &imm)) {
+		ret = kp_wlat_check(c, imm, seq, last);
+		if (ret)
+			return ret;
+		arrived = true;
+	}
+	/* perftest's method: our own write's completion too */
+	while (!arrived || (!c->t->opts.light && c->sends_out)) {
 		n = kp_poll(c, wc, KP_WLAT_BATCH, spin);
 		if (n < 0)
 			return n;
 		for (i = 0; i < n; i++) {
 			if (wc[i].wr_id != KP_WR_RECV)
 				continue;
+			/* a write of the peer's ahead of our completion */
+			if (arrived) {
+				ret = kp_recv_keep(c, &wc[i]);
+				if (ret)
+					return ret;
+				continue;
+			}
 			ret = kp_post_recv(c);
 			if (ret)
 				return ret;
@@ -88,14 +106,10 @@ static u8 kp_wlat_mark(u64 i)
  * completions (an error ends the test), and a control message of the
  * peer's, kept for the FIN exchange.
  */
-static int kp_wlat_reap(struct kp_conn *c)
+static int kp_wlat_take(struct kp_conn *c, const struct ib_wc *wc, int n)
 {
-	struct ib_wc wc[KP_WLAT_BATCH];
-	int n, i, ret;
+	int i, ret;
 
-	n = kp_poll_now(c, wc, ARRAY_SIZE(wc));
-	if (n < 0)
-		return n;
 	for (i = 0; i < n; i++) {
 		/* our writes, and our last control message (the hello) */
 		if (wc[i].wr_id == KP_WR_WRITE || wc[i].wr_id == KP_WR_SEND)
@@ -108,6 +122,37 @@ static int kp_wlat_reap(struct kp_conn *c)
 		}
 		kp_err(c->t, "wlat: unexpected completion %llu", wc[i].wr_id);
 		return -EPROTO;
+	}
+	return 0;
+}
+
+static int kp_wlat_reap(struct kp_conn *c)
+{
+	struct ib_wc wc[KP_WLAT_BATCH];
+	int n;
+
+	n = kp_poll_now(c, wc, ARRAY_SIZE(wc));
+	return n < 0 ? n : kp_wlat_take(c, wc, n);
+}
+
+/*
+ * perftest's method: wait for our write's completion, as ib_write_lat
+ * polls its send CQ after each post; what else comes is taken as the
+ * reaping does (a write with immediate of the peer's, kept for its wait).
+ */
+static int kp_wlat_own(struct kp_conn *c)
+{
+	unsigned int spin = kp_loop_spin(c);
+	struct ib_wc wc[KP_WLAT_BATCH];
+	int n, ret;
+
+	while (!c->t->opts.light && c->sends_out) {
+		n = kp_poll(c, wc, ARRAY_SIZE(wc), spin);
+		if (n < 0)
+			return n;
+		ret = kp_wlat_take(c, wc, n);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -208,12 +253,14 @@ static int kp_wlat_write(struct kp_conn *c, bool signal)
 
 /*
  * The plain variant.  The client marks its last write; the server answers
- * that one marked too, and stops.  Inside a timed interval: the post and
- * the poll of the answer's mark; the mark itself is written before.
+ * that one marked too, and stops.  Inside a timed interval: the mark, the
+ * post, our completion and the poll of the answer's mark; with light, the
+ * post and the poll only.
  */
 static int kp_wlat_plain(struct kp_conn *c)
 {
 	bool client = c->t->opts.role == KP_ROLE_CLIENT;
+	bool light = c->t->opts.light;
 	u64 warm = client ? c->t->opts.warmup : 0;
 	bool last = false, echo;
 	u64 i, t0, now = 0;
@@ -225,7 +272,7 @@ static int kp_wlat_plain(struct kp_conn *c)
 		return -EINVAL;
 	}
 	for (i = 0; !last; i++) {
-		bool signal = (i + 1) % KP_WLAT_SIGNAL == 0;
+		bool signal = !light || (i + 1) % KP_WLAT_SIGNAL == 0;
 		bool timed = i >= warm;
 
 		if (i == warm)
@@ -234,10 +281,13 @@ static int kp_wlat_plain(struct kp_conn *c)
 		if (client) {
 			last = timed && kp_run_over(c, i - warm + 1, now);
 			mark |= last ? KP_WLAT_LAST : 0;
-			/* the mark before the clock: only the write is timed */
-			kp_wlat_mark_src(c, mark);
+			/* light: the mark before the clock, only the write timed */
+			if (light)
+				kp_wlat_mark_src(c, mark);
 			t0 = kp_clock_now(&c->t->clk);
-			ret = kp_wlat_write(c, signal || last);
+			if (!light)
+				kp_wlat_mark_src(c, mark);
+			ret = kp_wlat_write(c, signal || last) ?: kp_wlat_own(c);
 			if (ret)
 				return ret;
 			ret = kp_wlat_poll(c, mark & ~KP_WLAT_LAST, &echo);
@@ -259,7 +309,7 @@ static int kp_wlat_plain(struct kp_conn *c)
 			if (ret)
 				return ret;
 			kp_wlat_mark_src(c, mark | (last ? KP_WLAT_LAST : 0));
-			ret = kp_wlat_write(c, signal || last);
+			ret = kp_wlat_write(c, signal || last) ?: kp_wlat_own(c);
 			if (ret)
 				return ret;
 			/* the answer first: the client's clock runs */
@@ -296,7 +346,7 @@ static int kp_wlat_imm(struct kp_conn *c)
 
 	now = 0;
 	for (i = 0; !last; i++) {
-		bool signal = (i + 1) % KP_WLAT_SIGNAL == 0;
+		bool signal = !c->t->opts.light || (i + 1) % KP_WLAT_SIGNAL == 0;
 		bool timed = i >= warm;
 
 		if (i == warm)
@@ -329,7 +379,8 @@ static int kp_wlat_imm(struct kp_conn *c)
 			ret = kp_post_rdma(c, IB_WR_RDMA_WRITE_WITH_IMM,
 					   &c->rdma, c->t->size, KP_WR_WRITE,
 					   signal || last,
-					   seq | (last ? KP_IMM_LAST : 0));
+					   seq | (last ? KP_IMM_LAST : 0)) ?:
+			      kp_wlat_own(c);
 			if (ret)
 				return ret;
 		}

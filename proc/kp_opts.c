@@ -174,6 +174,9 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_RW] = { "rw", KP_T_FLAG, KP_F(rw), 0, 0,
 		"client, rlat/bw",
 		"move the data with the core's rdma_rw API, as NVMe-oF's target does: each READ or WRITE through a context of its own (rdma_rw_ctx_init(), its work requests from rdma_rw_ctx_wrs() posted as nvmet posts them, rdma_rw_ctx_destroy()), which maps the buffer's pages and chooses SGEs or an MR for the device; host memory, or NPU memory with struct pages behind it; not with duplex, send, sge or local_dma_lkey" },
+	[KP_OPT_LIGHT] = { "light", KP_T_FLAG, KP_F(light), 0, 0,
+		"wlat/slat",
+		"this side's lighter method instead of perftest's: one message in 16 signalled and its own completions reaped between round trips, never awaited; a sample from the post to the answer (the result says method=light); perftest's, the default: every message signalled and its completion awaited, a sample from one post to the next" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -716,6 +719,11 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 		kp_err(err, errlen, "'%s' is for a client of rlat, wlat or slat, not a %s %s",
 		       o->max_lat_us ? "max_lat" : "max_p99",
 		       kp_mode_name(o->mode), kp_role_name(o->role));
+		return -EINVAL;
+	}
+	if (o->light && o->mode != KP_MODE_WLAT && o->mode != KP_MODE_SLAT) {
+		kp_err(err, errlen, "'light' is a method of wlat and slat, not of '%s'",
+		       kp_mode_name(o->mode));
 		return -EINVAL;
 	}
 	if (o->sge > 1 && o->mode == KP_MODE_FR) {

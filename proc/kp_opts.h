@@ -121,6 +121,7 @@ struct kp_opts {
 	bool wlat_imm;			/* wlat: writes with immediate data */
 	u32 sge;			/* SGEs of a data work request */
 	bool rw;			/* rlat, bw: through the core's rdma_rw */
+	bool light;			/* wlat, slat: the lighter method */
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
 	u32 ncpus;			/* 0: all in the writer's thread */
@@ -174,6 +175,7 @@ enum kp_opt_id {
 	KP_OPT_MAX_P99,
 	KP_OPT_SGE,
 	KP_OPT_RW,
+	KP_OPT_LIGHT,
 	KP_OPT_NR,
 };
 

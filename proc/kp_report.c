@@ -520,6 +520,8 @@ int kp_lat_format(char *buf, size_t len, const char *mode,
 	       (unsigned long long)r->shared);
 	if (r->variant)
 		kp_put(&o, " variant=%s", r->variant);
+	if (r->method)
+		kp_put(&o, " method=%s", r->method);
 	return (int)o.n;
 }
 
@@ -746,6 +748,8 @@ int kp_lat_json(char *buf, size_t len, const struct kp_json_ctx *c,
 	       KP_US_FRAC(r->shared_ns));
 	if (r->variant)
 		kp_put(&o, ", \"variant\": \"%s\"", r->variant);
+	if (r->method)
+		kp_put(&o, ", \"method\": \"%s\"", r->method);
 	kp_put(&o, ", \"cdf\": [");
 	for (i = 0; i < KP_CDF_POINTS; i++)
 		kp_put(&o, "%s[%u.%03u, %llu.%02u]", i ? ", " : "",

@@ -51,6 +51,8 @@ struct kp_lat_result {
 	u64 shared, shared_ns;
 	/* wlat: the variant that ran, "write" or "imm"; NULL elsewhere */
 	const char *variant;
+	/* the method: "perftest", or "light" (wlat, slat); NULL: not said */
+	const char *method;
 	u64 cdf[KP_CDF_POINTS];	/* ns at each of kp_cdf_permille */
 	/* the whole run's histogram, non-empty buckets in order (or none) */
 	struct kp_hist_bucket *hist;

@@ -299,7 +299,7 @@ static void test_help(void)
 		"cpus=N[-M][:...]", "probe=", "imm",
 		"cq=direct|softirq|workqueue|unbound", "expect_bw=1..10000000",
 		"max_lat=1..10000000", "max_p99=1..10000000", "sge=1..16",
-		"rw",
+		"rw", "light",
 	};
 	unsigned int i;
 
@@ -611,8 +611,28 @@ static void test_sge_rw(void)
 		   "not with 'local_dma_lkey'");
 }
 
+/* light: the lighter latency method, each side its own, wlat and slat only */
+static void test_light(void)
+{
+	expect_ok(BASE ",wlat");
+	KT_CHECK(!o.light, "perftest's method by default");
+	expect_ok(BASE ",wlat,light");
+	KT_CHECK(o.light && o.mode == KP_MODE_WLAT, "wlat,light");
+	expect_ok(BASE ",slat,light,warmup=10");
+	KT_CHECK(o.light && o.mode == KP_MODE_SLAT, "slat,light");
+	expect_ok("server,addr=192.0.2.1,port=9,wlat,light");
+	KT_CHECK(o.light && o.role == KP_ROLE_SERVER, "a server's light");
+	expect_ok(BASE ",wlat,imm,light");
+	expect_err(BASE ",rlat,light", -EINVAL,
+		   "'light' is a method of wlat and slat, not of 'rlat'");
+	expect_err(BASE ",bw,light", -EINVAL, "not of 'bw'");
+	expect_err(BASE ",light", -EINVAL, "not of 'ping'");
+	expect_err(BASE ",wlat,light=1", -EINVAL, "light");
+}
+
 int main(void)
 {
+	test_light();
 	test_thresholds();
 	test_sge_rw();
 	test_cq();

@@ -25,9 +25,12 @@ static double field(const char *line, const char *key)
 
 static void test_lat(void)
 {
+	struct kp_json_ctx c_method = { 7, "client", "wlat", "host", "rxe0",
+					"6.1.0-56-amd64", 0, NULL, 0, false,
+					NULL, 0, NULL, 0, 0 };
 	u64 s[1000];
 	struct kp_lat_result r = { 0 };
-	char line[512];
+	char line[1536];
 	u32 i;
 
 	/* 1000 round trips of 2000, 4000, ... 2000000 ns, shuffled */
@@ -71,6 +74,18 @@ static void test_lat(void)
 	KT_CHECK(!strcmp(strstr(line, " harness[usec]="),
 			 " harness[usec]=0.06 yields=12 late=3 shared=2 variant=write"),
 		 "variant text: %s", line);
+	/* and the method, last */
+	r.method = "light";
+	kp_lat_format(line, sizeof(line), "wlat", &r);
+	KT_CHECK(!strcmp(strstr(line, " harness[usec]="),
+			 " harness[usec]=0.06 yields=12 late=3 shared=2 variant=write method=light"),
+		 "method text: %s", line);
+	r.method = "perftest";
+	kp_lat_json(line, sizeof(line), &c_method, &r);
+	KT_CHECK(strstr(line, "\"variant\": \"write\", \"method\": \"perftest\", \"cdf\""),
+		 "method json: %s", line);
+	r.method = NULL;
+	kp_lat_format(line, sizeof(line), "wlat", &r);
 	r.variant = NULL;
 	r.yields = 0;
 	r.late = 0;

@@ -323,6 +323,33 @@ kp_posts() {
 		sort -u | tr '\n' ' '
 }
 
+# The latency method: perftest's by default, every data WRITE (kind 4)
+# or SEND (kind 7) of both sides signalled and awaited, as ib_write_lat
+# and ib_send_lat do; light signals one in 16 (160 round trips: 10, the
+# last among them), as the post events count; each result names its own.
+t_lat_method() { kp_trace_during t_lat_method_pairs; }
+t_lat_method_pairs() {
+	for m in "wlat 4 perftest 160" "wlat 4 light 10" "slat 7 perftest 160" "slat 7 light 10"; do
+		set -- $m
+		opt=""; [ $3 = light ] && opt=",light"
+		PORT=$((PORT + 1))
+		kp_traced "addr=$A,port=$PORT,$1$opt" "addr=$A,port=$PORT,$1,size=64,count=160$opt"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$1 $3: srv=$SRV cli=$CLI"; return 1; }
+		r=$(kp_res $CID)
+		kp_check_lat "$r" $1 64 160 || return 1
+		[ "$(kp_num "$r" method)" = $3 ] || { kp_why "$1 $3: the result says '$(kp_num "$r" method)': $r"; return 1; }
+		for id in $CID $SID; do
+			all=$(grep -c "kp_post_send: test=$id conn=0 qpn=[0-9]* kind=$2 " /tmp/trace.txt)
+			sig=$(grep -c "kp_post_send: test=$id conn=0 qpn=[0-9]* kind=$2 .* signaled=1 " /tmp/trace.txt)
+			[ "$all" = 160 ] && [ "$sig" = $4 ] ||
+				{ kp_why "$1 $3, test $id: $sig of $all posts signalled, want $4 of 160"; return 1; }
+		done
+	done
+	kp_log "lat-method: wlat and slat, both sides: perftest's 160 of 160 writes and sends signalled, light's 10"
+}
+kp_test lat-method t_lat_method
+
 # sge=N: each data READ, WRITE and SEND, and each data receive, reaches
 # its buffer through N SGEs of the message's bytes (one a byte where the
 # message is shorter), as the post events say; each side its own N, the
