@@ -170,7 +170,7 @@ int kp_rw_post(struct kp_conn *c, enum ib_wr_opcode op, u64 idx, u32 len,
 	if (!signal)
 		last->send_flags &= ~IB_SEND_SIGNALED;
 	trace_kp_post_send(c->t->rec->id, c->idx, c->qp->qp_num, wr_id, op,
-			   len, signal, n);
+			   len, signal ? IB_SEND_SIGNALED : 0, n);
 	/* bottom halves off, so a software device's tasklet runs at once */
 	bad = first;
 	local_bh_disable();

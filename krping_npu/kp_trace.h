@@ -36,8 +36,8 @@ TRACE_EVENT(kp_cm_event,
 
 DECLARE_EVENT_CLASS(kp_wr_class,
 	TP_PROTO(u32 id, u32 conn, u32 qpn, u64 wr_id, int opcode, u32 len,
-		 bool signaled, u32 nsge),
-	TP_ARGS(id, conn, qpn, wr_id, opcode, len, signaled, nsge),
+		 u32 flags, u32 nsge),
+	TP_ARGS(id, conn, qpn, wr_id, opcode, len, flags, nsge),
 	TP_STRUCT__entry(
 		__field(u32, id)
 		__field(u32, conn)
@@ -45,7 +45,7 @@ DECLARE_EVENT_CLASS(kp_wr_class,
 		__field(u64, wr_id)
 		__field(int, opcode)
 		__field(u32, len)
-		__field(bool, signaled)
+		__field(u32, flags)
 		__field(u32, nsge)
 	),
 	TP_fast_assign(
@@ -55,14 +55,15 @@ DECLARE_EVENT_CLASS(kp_wr_class,
 		__entry->wr_id = wr_id;
 		__entry->opcode = opcode;
 		__entry->len = len;
-		__entry->signaled = signaled;
+		__entry->flags = flags;
 		__entry->nsge = nsge;
 	),
-	TP_printk("test=%u conn=%u qpn=%u kind=%llu idx=%llu opcode=%d len=%u signaled=%d sge=%u",
+	TP_printk("test=%u conn=%u qpn=%u kind=%llu idx=%llu opcode=%d len=%u signaled=%d inline=%d sge=%u",
 		  __entry->id, __entry->conn, __entry->qpn,
 		  __entry->wr_id & 0xff, __entry->wr_id >> KP_WR_IDX_SHIFT,
-		  __entry->opcode, __entry->len, __entry->signaled,
-		  __entry->nsge)
+		  __entry->opcode, __entry->len,
+		  !!(__entry->flags & IB_SEND_SIGNALED),
+		  !!(__entry->flags & IB_SEND_INLINE), __entry->nsge)
 );
 
 /*
@@ -71,14 +72,14 @@ DECLARE_EVENT_CLASS(kp_wr_class,
  */
 DEFINE_EVENT(kp_wr_class, kp_post_send,
 	TP_PROTO(u32 id, u32 conn, u32 qpn, u64 wr_id, int opcode, u32 len,
-		 bool signaled, u32 nsge),
-	TP_ARGS(id, conn, qpn, wr_id, opcode, len, signaled, nsge));
+		 u32 flags, u32 nsge),
+	TP_ARGS(id, conn, qpn, wr_id, opcode, len, flags, nsge));
 
 /* ... and to the receive queue (opcode -1) */
 DEFINE_EVENT(kp_wr_class, kp_post_recv,
 	TP_PROTO(u32 id, u32 conn, u32 qpn, u64 wr_id, int opcode, u32 len,
-		 bool signaled, u32 nsge),
-	TP_ARGS(id, conn, qpn, wr_id, opcode, len, signaled, nsge));
+		 u32 flags, u32 nsge),
+	TP_ARGS(id, conn, qpn, wr_id, opcode, len, flags, nsge));
 
 /* a completion, as kp_wc_done() queues it (opcode: enum ib_wc_opcode) */
 TRACE_EVENT(kp_wc,

@@ -275,15 +275,25 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	}
 	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_attr.qp_type = IB_QPT_RC;
-	/* ask for inline writes; a device without them gets a second try */
-	qp_attr.cap.max_inline_data = KP_MAX_INLINE;
+	/*
+	 * inline= as asked; by default a device without inline data gets a
+	 * second try without
+	 */
+	qp_attr.cap.max_inline_data = c->t->opts.inline_max;
 	first_try = qp_attr;
 	ret = rdma_create_qp(id, c->pd, &qp_attr);
-	if (ret) {
+	if (ret && first_try.cap.max_inline_data) {
 		/* as asked, not as the first try left it (rdma_rw grows it) */
 		qp_attr = first_try;
 		qp_attr.cap.max_inline_data = 0;
 		ret = rdma_create_qp(id, c->pd, &qp_attr);
+		/* inline= given: no QP without what it asked for */
+		if (!ret && kp_opt_given(&c->t->opts, KP_OPT_INLINE)) {
+			rdma_destroy_qp(id);
+			kp_err(c->t, "inline=%u: the device takes no QP with that much inline data",
+			       c->t->opts.inline_max);
+			return -EOPNOTSUPP;
+		}
 	}
 	if (ret) {
 		kp_err(c->t, "rdma_create_qp(sq %u): %d", c->sq_depth, ret);
@@ -293,7 +303,8 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	c->qp = id->qp;
 	mutex_unlock(&c->npu_lock);
 	atomic_inc(&kp_live.qps);
-	c->max_inline = qp_attr.cap.max_inline_data;
+	/* the device may grant more than asked: inline= is the bound */
+	c->max_inline = min(qp_attr.cap.max_inline_data, c->t->opts.inline_max);
 
 	ret = kp_ctrl_alloc(c, &c->recv_msg, &c->recv_dma);
 	if (ret)
@@ -648,8 +659,7 @@ static int kp_post_send(struct kp_conn *c, const struct ib_send_wr *wr)
 		trace_kp_post_send(c->t->rec->id, c->idx, c->qp->qp_num,
 				   container_of(wr->wr_cqe, struct kp_cqe,
 						cqe)->wr_id,
-				   wr->opcode, len,
-				   wr->send_flags & IB_SEND_SIGNALED,
+				   wr->opcode, len, wr->send_flags,
 				   wr->num_sge);
 	}
 	local_bh_disable();
@@ -681,7 +691,7 @@ int kp_post_recv(struct kp_conn *c)
 	if (c->rq_hold)
 		return 0;
 	trace_kp_post_recv(c->t->rec->id, c->idx, c->qp->qp_num, KP_WR_RECV,
-			   -1, KP_CTRL_SIZE, true, 1);
+			   -1, KP_CTRL_SIZE, IB_SEND_SIGNALED, 1);
 	ret = ib_post_recv(c->qp, &wr, &bad);
 	if (ret)
 		kp_err(c->t, "ib_post_recv: %d", ret);
@@ -721,7 +731,7 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 		}
 		for (i = 0; trace_kp_post_recv_enabled() && i < k; i++)
 			trace_kp_post_recv(c->t->rec->id, c->idx, c->qp->qp_num,
-					   KP_WR_DATA_RECV, -1, c->t->size, true,
+					   KP_WR_DATA_RECV, -1, c->t->size, IB_SEND_SIGNALED,
 					   nsge);
 		bad = wr;	/* a driver may fail a post without setting it */
 		ret = ib_post_recv(c->qp, wr, &bad);

@@ -36,7 +36,6 @@
 #define KP_SQ_EXTRA		(16 + KP_RQ_DEPTH)
 /* RDMA READs in flight: the device's limit, as ib_read_bw; the CM's field is 8 bits */
 #define KP_MAX_RD_ATOM		255
-#define KP_MAX_INLINE		220	/* inline writes, as perftest on mlx5 */
 #define KP_RW_MAX_SGE		32	/* rw: SGEs a work request, as the device allows */
 #define KP_DRAIN_MS		2000	/* teardown: the last sends; a free callback's fence */
 #define KP_FLUSH_WHY_MS		1000	/* a flush: the CM's disconnect after it */

@@ -44,6 +44,8 @@ enum kp_cq_ctx {
 
 #define KP_MAX_NPU_DEV		15
 #define KP_MAX_SGE		16	/* sge=: SGEs of a data work request */
+#define KP_DEF_INLINE		220	/* inline=: perftest's for WRITE latency */
+#define KP_MAX_INLINE		1024	/* inline=: perftest -I's bound */
 #define KP_MAX_THRESHOLD	10000000	/* expect_bw (MiB/s), max_lat, max_p99 (usec) */
 #define KP_NPU_VA_ALIGN		4096u	/* npu_va, npu_len, and the pieces carved */
 
@@ -122,6 +124,7 @@ struct kp_opts {
 	u32 sge;			/* SGEs of a data work request */
 	bool rw;			/* rlat, bw: through the core's rdma_rw */
 	bool light;			/* wlat, slat: the lighter method */
+	u32 inline_max;			/* bytes a WRITE or SEND may carry inline */
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
 	u32 ncpus;			/* 0: all in the writer's thread */
@@ -176,6 +179,7 @@ enum kp_opt_id {
 	KP_OPT_SGE,
 	KP_OPT_RW,
 	KP_OPT_LIGHT,
+	KP_OPT_INLINE,
 	KP_OPT_NR,
 };
 

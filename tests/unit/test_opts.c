@@ -299,7 +299,7 @@ static void test_help(void)
 		"cpus=N[-M][:...]", "probe=", "imm",
 		"cq=direct|softirq|workqueue|unbound", "expect_bw=1..10000000",
 		"max_lat=1..10000000", "max_p99=1..10000000", "sge=1..16",
-		"rw", "light",
+		"rw", "light", "inline=",
 	};
 	unsigned int i;
 
@@ -630,9 +630,25 @@ static void test_light(void)
 	expect_err(BASE ",wlat,light=1", -EINVAL, "light");
 }
 
+/* inline=N: perftest -I, 220 by default, 0..1024, any mode and role */
+static void test_inline(void)
+{
+	expect_ok(BASE ",wlat");
+	KT_CHECK(o.inline_max == 220 && !kp_opt_given(&o, KP_OPT_INLINE),
+		 "default inline %u", o.inline_max);
+	expect_ok(BASE ",wlat,inline=0");
+	KT_CHECK(!o.inline_max && kp_opt_given(&o, KP_OPT_INLINE), "inline=0");
+	expect_ok("server,addr=192.0.2.1,port=9,slat,inline=1024");
+	KT_CHECK(o.inline_max == 1024, "inline=1024 %u", o.inline_max);
+	expect_ok(BASE ",bw,inline=64");
+	expect_err(BASE ",wlat,inline=1025", -ERANGE, "inline");
+	expect_err(BASE ",wlat,inline", -EINVAL, "needs a value");
+}
+
 int main(void)
 {
 	test_light();
+	test_inline();
 	test_thresholds();
 	test_sge_rw();
 	test_cq();

@@ -275,7 +275,7 @@ t_trace() {
 	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI"; return 1 ;; esac
 	qpn=$(sed -n "s/.* kp_post_send: test=$CID conn=0 qpn=\([0-9]*\) kind=3 .*/\1/p" /tmp/trace.txt | sort -u)
 	[ -n "$qpn" ] && [ "$(echo "$qpn" | wc -l)" = 1 ] || { kp_why "READs posted on QPs '$qpn'"; return 1; }
-	np=$(grep -c " kp_post_send: test=$CID conn=0 qpn=$qpn kind=3 idx=0 opcode=4 len=64 signaled=1 sge=1$" /tmp/trace.txt)
+	np=$(grep -c " kp_post_send: test=$CID conn=0 qpn=$qpn kind=3 idx=0 opcode=4 len=64 signaled=1 inline=0 sge=1$" /tmp/trace.txt)
 	nw=$(grep -c " kp_wc: test=$CID conn=0 qpn=$qpn kind=3 idx=0 status=0 opcode=2 byte_len=" /tmp/trace.txt)
 	[ "$np" -ge 50 ] && [ "$nw" = "$np" ] || { kp_why "$np READs posted, $nw completed (want >= 50, equal)"; return 1; }
 	for w in "$CID conn=0 event=9 " "$SID conn=0 event=4 " "$SID conn=0 event=9 "; do
@@ -319,7 +319,7 @@ kp_traced() {
 	cat /sys/kernel/tracing/trace > /tmp/trace.txt
 }
 kp_posts() {
-	sed -n "s/.* $2: test=$1 conn=0 qpn=[0-9]* kind=$3 idx=[0-9]* opcode=[-0-9]* len=\([0-9]*\) signaled=[01] sge=\([0-9]*\)\$/\1 \2/p" /tmp/trace.txt |
+	sed -n "s/.* $2: test=$1 conn=0 qpn=[0-9]* kind=$3 idx=[0-9]* opcode=[-0-9]* len=\([0-9]*\) signaled=[01] inline=[01] sge=\([0-9]*\)\$/\1 \2/p" /tmp/trace.txt |
 		sort -u | tr '\n' ' '
 }
 
@@ -349,6 +349,35 @@ t_lat_method_pairs() {
 	kp_log "lat-method: wlat and slat, both sides: perftest's 160 of 160 writes and sends signalled, light's 10"
 }
 kp_test lat-method t_lat_method
+
+# inline=N (perftest -I): WRITEs and SENDs of host memory up to N bytes
+# go inline, as the client's post events say (20 of 20 each): 220 by
+# default, none with inline=0, N exactly; more than the device takes
+# (rxe: 512 bytes) is refused where the QP is made, the server's here:
+# EOPNOTSUPP and its line, the client refused (ECONNREFUSED).
+t_inline() { kp_trace_during t_inline_pairs; }
+t_inline_pairs() {
+	for m in "wlat size=64 4 1" "wlat size=64,inline=0 4 0" "wlat size=64,inline=63 4 0" \
+		"slat size=64,inline=64 7 1" "slat size=221 7 0"; do
+		set -- $m
+		PORT=$((PORT + 1))
+		kp_traced "addr=$A,port=$PORT,$1" "addr=$A,port=$PORT,$1,$2,count=20"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$1 $2: srv=$SRV cli=$CLI"; return 1; }
+		all=$(grep -c "kp_post_send: test=$CID conn=0 qpn=[0-9]* kind=$3 " /tmp/trace.txt)
+		n=$(grep -c "kp_post_send: test=$CID conn=0 qpn=[0-9]* kind=$3 .* inline=$4 sge=" /tmp/trace.txt)
+		[ "$all" = 20 ] && [ "$n" = 20 ] ||
+			{ kp_why "$1 $2: $n of $all posts with inline=$4, want 20 of 20"; return 1; }
+	done
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,wlat,inline=1024" "addr=$A,port=$PORT,wlat,count=10"
+	[ "$SRV" = "errno=95" ] && [ "$CLI" = "errno=111" ] ||
+		{ kp_why "inline=1024: want EOPNOTSUPP/ECONNREFUSED: srv=$SRV cli=$CLI"; return 1; }
+	dmesg | grep -q "krping_npu $SID: inline=1024: the device takes no QP with that much inline data" ||
+		{ kp_why "inline=1024: no line saying why"; return 1; }
+	kp_log "inline: 220 by default, 0, 63 and 64 as asked; 1024 refused by rxe0"
+}
+kp_test inline t_inline
 
 # sge=N: each data READ, WRITE and SEND, and each data receive, reaches
 # its buffer through N SGEs of the message's bytes (one a byte where the
