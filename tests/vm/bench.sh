@@ -8,6 +8,9 @@ PORT=9500
 LAT_N=${KP_BENCH_LAT_N:-3000}
 BW_N=${KP_BENCH_BW_N:-2000}
 TXD=64
+# inline bytes, both tools (perftest -I): 0 by default, as perftest has it
+# on rxe, a device it does not recognise (it then disables -I, and says so)
+INL=${KP_BENCH_INLINE:-0}
 REPS=${KP_BENCH_REPS:-3}
 # a share of the table (scripts/bench's KP_BENCH_SIZES, KP_BENCH_LAT_ONLY)
 SIZES=${KP_BENCH_SIZES:-64 4096 65536}
@@ -29,7 +32,7 @@ hbm=
 [ -z "$hbm" ] || insmod $KP/npu_sim.ko $hbm || exit 1
 kp_peer_load || exit 1
 pm=/sys/module/krping_npu/parameters
-echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) inline=$INL txdepth=$TXD clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 
 iters() { case $1 in bw*) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N ;;
 	  *) [ "$2" -ge 65536 ] && echo $((LAT_N / 6)) || echo $LAT_N ;; esac; }
@@ -62,8 +65,8 @@ ours() {
 	case $mode in bw_read) m=bw,read ;; bw_send) m=bw,send ;; esac
 	[ "$q" -le 1 ] || { qo=",qps=$q"; label=$mode-q$q; }
 	PORT=$((PORT + 1))
-	kp_pair "addr=$A,port=$PORT,mem=$mem" \
-		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD$qo"
+	kp_pair "addr=$A,port=$PORT,mem=$mem,inline=$INL" \
+		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD,inline=$INL$qo"
 	tool=krping_npu
 	[ "$mem" = npu ] && tool=krping_npu-npu
 	st=
@@ -120,6 +123,7 @@ softirq0() {
 theirs() {
 	tool=$1 mode=$2 size=$3 n=$(iters "$2" "$3") extra="" label=$2
 	case $mode in bw*) extra="-t $TXD" ;; esac
+	[ "$INL" = 0 ] || extra="$extra -I $INL"
 	[ "${4:-1}" -le 1 ] || { extra="$extra -q $4"; label=$mode-q$4; }
 	PORT=$((PORT + 1))
 	taskset 2 $tool -d rxe0 -x 1 -p $PORT -n "$n" -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
@@ -136,6 +140,8 @@ theirs() {
 	sq1=$(softirq0)
 	b1=$(cpus_busy)
 	wait $sp
+	# perftest's own word on inline (it disables it where it knows no device)
+	grep -q "inline feature. Disabling" /tmp/pt-cli.out && echo "KPBENCH env perftest_inline=disabled_by_perftest"
 	row=$(awk -v s="$size" '$1 == s && NF >= 5 { print; exit }' /tmp/pt-cli.out)
 	if [ -z "$row" ]; then
 		echo "KPBENCH-ERR $tool $size: no result row"
