@@ -224,7 +224,7 @@ void kp_run_end(struct kp_conn *c)
 		r->sampled ? "beyond the shortest round trip" :
 			     "of busy-polling");
 	if (r->shared)
-		kp_info(c->t, "%s #bytes=%u: %llu timed waits lost the CPU to another task for over %u us, %llu us in all: the figures hold that task's time",
+		kp_info(c->t, "%s #bytes=%u: %llu timed waits lost the CPU to another task for over %u us and a round trip, %llu us in all: the figures hold that task's time",
 			kp_mode_name(c->t->mode), c->t->size, r->shared,
 			KP_SHARE_US, div_u64(r->shared_ns, NSEC_PER_USEC));
 }
@@ -295,12 +295,14 @@ void kp_cpu_give(void)
 /*
  * A timed busy-poll of @c gives the CPU when the scheduler asks for it,
  * and to another task runnable here (a software device's worker that the
- * fair class woke without preempting us) unless the run has found a
- * co-runner: a task that kept the CPU over KP_SHARE_US, which a device's
- * work item does not.  Past one, only a late wait gives the CPU to it,
- * so an unrelated busy task cannot set the pace of every sample.  A wait
- * that lost the CPU that long is shared: counted, with the time away, in
- * the result.  @w: what this wait has done so far (KP_WAIT_*).
+ * fair class woke without preempting us).  Where the run times round
+ * trips, a task that kept the CPU longer than KP_SHARE_US and than the
+ * run's fastest round trip (all the device's work for one) is a
+ * co-runner, not the device: past one, only a late wait gives the CPU to
+ * another task, so an unrelated busy task cannot set the pace of every
+ * sample, and a wait that lost the CPU that long is shared: counted, with
+ * the time away, in the result.  @w: what this wait has done so far
+ * (KP_WAIT_*).
  */
 void kp_run_give(struct kp_conn *c, bool late, unsigned int *w)
 {
@@ -313,10 +315,14 @@ void kp_run_give(struct kp_conn *c, bool late, unsigned int *w)
 	if (!(*w & KP_WAIT_YIELDED))
 		r->sched_yields++;
 	*w |= KP_WAIT_YIELDED;
+	if (!r->sampled) {
+		kp_cpu_give();
+		return;
+	}
 	t0 = kp_clock_now(&c->t->clk);
 	kp_cpu_give();
 	away = kp_clock_now(&c->t->clk) - t0;
-	r->corunner = away > KP_SHARE_US * NSEC_PER_USEC;
+	r->corunner = away > max_t(u64, KP_SHARE_US * NSEC_PER_USEC, r->rt_min);
 	if (!r->corunner)
 		return;
 	r->shared_ns += away;

@@ -70,9 +70,10 @@
 #define KP_YIELD_EVERY		64
 #define KP_LATE_US		1000u
 /*
- * A timed wait that lost the CPU longer than this lost it to a co-runner,
- * not to a device's work item (rxe's take tens of us under TCG; a busy
- * task's slice is 750 us or more): kp_run_give().
+ * A timed wait that lost the CPU longer than this and than the run's
+ * fastest round trip lost it to a co-runner, not to a device's work item
+ * (rxe's take tens of us under TCG; a busy task's slice is 750 us or
+ * more): kp_run_give().
  */
 #define KP_SHARE_US		250u
 /* what one timed wait has done with the CPU (kp_run_give()) */
@@ -259,7 +260,7 @@ struct kp_run {
 	u64 iters;		/* kp_loop_yield() calls; one in KP_YIELD_EVERY yields */
 	u64 sched_yields;	/* busy-polls yielded to a waiting task */
 	u64 late_waits;		/* timed waits late (kp_run_late()) */
-	u64 shared;		/* timed waits that lost the CPU > KP_SHARE_US */
+	u64 shared;		/* timed waits that lost the CPU to a co-runner */
 	u64 shared_ns;		/* and how long in all */
 	bool corunner;		/* the last such loss was that long */
 	bool sampled;		/* times round trips (kp_lat_sample()) */

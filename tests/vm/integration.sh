@@ -546,7 +546,7 @@ t_co_runner() {
 	[ $rc = 0 ] || return 1
 	r=$(kp_res $CID)
 	load=$(kp_num "$r" 't_typical[usec]') shared=$(kp_num "$r" shared)
-	said=$(dmesg | grep -c "krping_npu $CID: wlat #bytes=64: $shared timed waits lost the CPU to another task")
+	said=$(dmesg | grep -c "krping_npu $CID: wlat #bytes=64: $shared timed waits lost the CPU to another task for over")
 	[ -n "$shared" ] || { kp_why "no shared count: $r"; return 1; }
 	[ "$shared" = 0 ] || [ "$said" -ge 1 ] ||
 		{ kp_why "$shared shared waits, not said in dmesg"; return 1; }
