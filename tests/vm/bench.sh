@@ -58,12 +58,14 @@ busy_pct() {
 		($8 > $4) ? 100 * ($7 - $3) / ($8 - $4) : 0 }'
 }
 
-# ours MODE SIZE MEM [QPS]: krping_npu with both sides' buffers in MEM;
-# QPS connections from the writer's thread (count= each, as perftest -n)
+# ours MODE SIZE MEM [QPS [events]]: krping_npu with both sides' buffers
+# in MEM; QPS connections from the writer's thread (count= each, as
+# perftest -n); events: sleeping on completion events (row MODE-events)
 ours() {
 	mode=$1 size=$2 mem=$3 n=$(iters "$1" "$2") m=$1 q=${4:-1} qo= label=$1
 	case $mode in bw_read) m=bw,read ;; bw_send) m=bw,send ;; esac
 	[ "$q" -le 1 ] || { qo=",qps=$q"; label=$mode-q$q; }
+	[ "${5:-}" != events ] || { qo="$qo,events"; label=$label-events; }
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,mem=$mem,inline=$INL" \
 		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD,inline=$INL$qo"
@@ -125,6 +127,7 @@ theirs() {
 	case $mode in bw*) extra="-t $TXD" ;; esac
 	[ "$INL" = 0 ] || extra="$extra -I $INL"
 	[ "${4:-1}" -le 1 ] || { extra="$extra -q $4"; label=$mode-q$4; }
+	[ "${5:-}" != events ] || { extra="$extra -e"; label=$label-events; }
 	PORT=$((PORT + 1))
 	taskset 2 $tool -d rxe0 -x 1 -p $PORT -n "$n" -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
 	sp=$!
@@ -166,7 +169,7 @@ theirs() {
 		ns=$(awk -F', ' '/^#, usec/ { on = 1; next } on && NF == 2 && $1 ~ /^[0-9]+$/ { print $2 }' /tmp/pt-cli.out)
 		nmin=$(echo "$ns" | sort -g | head -1)
 		st=$(echo "$ns" | awk '{ print $1 ", 1" }' | stalls "$nmin" "$(rtt_factor $mode)")
-		echo "KPBENCH $tool $mode $size #bytes=$1 #iterations=$2 t_min[usec]=$3 t_max[usec]=$4 t_typical[usec]=$5 t_avg[usec]=$6 t_stdev[usec]=$7 99%[usec]=$8 99.9%[usec]=$9 samples=$(echo "$ns" | grep -c .) stalls=$st"
+		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 t_min[usec]=$3 t_max[usec]=$4 t_typical[usec]=$5 t_avg[usec]=$6 t_stdev[usec]=$7 99%[usec]=$8 99.9%[usec]=$9 samples=$(echo "$ns" | grep -c .) stalls=$st"
 		;;
 	esac
 }
@@ -180,6 +183,10 @@ while [ $rep -lt "$REPS" ]; do
 		fi
 		if [ $size = 64 ]; then
 			theirs ib_send_lat slat $size; ours slat $size host; ours slat $size npu
+			# the events control: perftest -e beside ours with events
+			# (ib_write_lat has no -e: wlat's events run is imm, not its twin)
+			theirs ib_read_lat rlat $size 1 events; ours rlat $size host 1 events
+			theirs ib_send_lat slat $size 1 events; ours slat $size host 1 events
 		fi
 		[ "$LAT_ONLY" = 1 ] && continue
 		ours bw $size npu; ours bw $size host; theirs ib_write_bw bw $size
