@@ -38,5 +38,6 @@ int kp_fr_run(struct kp_conn *c)
 		kp_lat_sample(c, i, kp_clock_now(&c->t->clk) - t0);
 		kp_loop_yield(c);
 	}
+	kp_harness(c, 1);
 	return kp_stats_lat(c, c->t->count, 1);
 }

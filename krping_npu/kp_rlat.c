@@ -52,5 +52,6 @@ int kp_rlat_run(struct kp_conn *c)
 		kp_run_tick(c, i + 1, now);
 		kp_loop_yield(c);
 	}
+	kp_harness(c, 1);
 	return kp_stats_lat(c, i, 1);
 }

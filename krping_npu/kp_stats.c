@@ -415,32 +415,6 @@ static int kp_add(struct kp_test *t, struct kp_result *res)
 	return kp_rec_add(t, res);
 }
 
-#define KP_HARNESS_N	1001
-
-/*
- * The harness's share of each timed interval, from a null loop: the median
- * of KP_HARNESS_N empty intervals, timed as the loops time theirs (a clock
- * read, nothing, a clock read), divided by @div as the figures are.  Run
- * after the loop, outside every interval.  0 without the memory.
- */
-static u64 kp_harness_ns(const struct kp_clock *clk, u32 div)
-{
-	struct kp_lat_result r = { 0 };
-	u64 *ns, t0;
-	u32 i;
-
-	ns = kmalloc_array(KP_HARNESS_N, sizeof(*ns), GFP_KERNEL);
-	if (!ns)
-		return 0;
-	for (i = 0; i < KP_HARNESS_N; i++) {
-		t0 = kp_clock_now(clk);
-		ns[i] = kp_clock_now(clk) - t0;
-	}
-	kp_lat_compute(ns, KP_HARNESS_N, div, 0, &r);
-	kfree(ns);
-	return r.t_typical;
-}
-
 /*
  * A latency result of @n iterations: exact from the samples of a count
  * run, from the histogram of a duration run; either way with the
@@ -462,7 +436,7 @@ int kp_stats_lat(struct kp_conn *c, u64 n, u32 div)
 		kp_lat_compute(c->t->samples, (u32)n, div, c->t->size, &res.lat);
 	else
 		kp_hist_compute(h, div, c->t->size, &res.lat);
-	res.lat.harness = kp_harness_ns(&c->t->clk, div);
+	res.lat.harness = c->t->harness_ns;
 	/* the run's counts outlive its end (kp_run_begin() resets them) */
 	res.lat.yields = c->t->run.sched_yields;
 	res.lat.late = c->t->run.late_waits;

@@ -1394,6 +1394,39 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 	}
 }
 
+#define KP_HARNESS_N	1001
+
+/*
+ * The harness's share of each sample of the size just run, for its result
+ * (c->t->harness_ns): the median of KP_HARNESS_N null samples, each timed
+ * as a sample is and taking a sample's path but for the device: a clock
+ * read, one empty poll of the CQ as kp_poll() polls it, a clock read;
+ * divided by @div as the figures are.  A completion that comes meanwhile
+ * stays queued.  Run after the loop, outside every interval; 0 without
+ * the memory.
+ */
+void kp_harness(struct kp_conn *c, u32 div)
+{
+	struct kp_lat_result r = { 0 };
+	u64 *ns, t0;
+	u32 i;
+
+	c->t->harness_ns = 0;
+	ns = kmalloc_array(KP_HARNESS_N, sizeof(*ns), GFP_KERNEL);
+	if (!ns)
+		return;
+	for (i = 0; i < KP_HARNESS_N; i++) {
+		t0 = kp_clock_now(&c->t->clk);
+		kp_cq_process(c, 1);
+		/* the check a poll makes; what it finds stays queued */
+		(void)(kp_wcq_ready(c) || READ_ONCE(c->wcq_lost));
+		ns[i] = kp_clock_now(&c->t->clk) - t0;
+	}
+	kp_lat_compute(ns, KP_HARNESS_N, div, 0, &r);
+	kfree(ns);
+	c->t->harness_ns = r.t_typical;
+}
+
 /*
  * Reap what @c's CQ holds now, up to @max, without waiting: the loops
  * that drive several connections from one thread (kp_lanes.c).  Returns

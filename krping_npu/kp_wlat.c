@@ -325,7 +325,12 @@ static int kp_wlat_plain(struct kp_conn *c)
 	}
 	/* the run is over: the settling waits are not part of it */
 	kp_run_end(c);
-	return kp_sends_settle(c) ?: kp_stats_pingpong(c, i, warm);
+	ret = kp_sends_settle(c);
+	if (ret)
+		return ret;
+	if (c->t->opts.role == KP_ROLE_CLIENT)
+		kp_harness(c, 2);
+	return kp_stats_pingpong(c, i, warm);
 }
 
 /*
@@ -388,7 +393,12 @@ static int kp_wlat_imm(struct kp_conn *c)
 	}
 	/* the run is over: the settling waits are not part of it */
 	kp_run_end(c);
-	return kp_sends_settle(c) ?: kp_stats_pingpong(c, i, warm);
+	ret = kp_sends_settle(c);
+	if (ret)
+		return ret;
+	if (c->t->opts.role == KP_ROLE_CLIENT)
+		kp_harness(c, 2);
+	return kp_stats_pingpong(c, i, warm);
 }
 
 int kp_wlat_run(struct kp_conn *c)

@@ -373,6 +373,8 @@ struct kp_test {
 	 */
 	wait_queue_head_t wq;
 
+	/* the harness's share of a sample of the size run (kp_harness()) */
+	u64 harness_ns;
 	/* the size being run: the writer's, or the client's HELLO's */
 	enum kp_mode mode;
 	u32 count;		/* 0: duration_s */
@@ -623,6 +625,7 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm);
 int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin);
 int kp_poll_now(struct kp_conn *c, struct ib_wc *wc, int max);
+void kp_harness(struct kp_conn *c, u32 div);
 bool kp_stopping(struct kp_test *t);
 int kp_recv_done(struct kp_conn *c, const struct ib_wc *wc);
 int kp_recv_keep(struct kp_conn *c, const struct ib_wc *wc);

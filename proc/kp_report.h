@@ -33,8 +33,9 @@ struct kp_lat_result {
 	u64 t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;	/* ns */
 	/*
 	 * ns: the harness's own share of an interval, from a null loop: the
-	 * median of empty intervals timed as the loop times its own (a clock
-	 * read, nothing, a clock read), divided as the figures are
+	 * median of intervals timed as the loop times its own around one
+	 * empty poll of the CQ (a clock read, the poll, a clock read),
+	 * divided as the figures are
 	 */
 	u64 harness;
 	/*
