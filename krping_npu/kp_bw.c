@@ -6,9 +6,9 @@
  * no more posted ahead than this side's initiator depth (the NIC holds
  * any beyond what the peer's responder resources allow).
  * The post times of the last window are kept to find BW peak as each
- * completion is reaped.  With duplex the server streams too.  Every
- * quarter of the window is signaled; a completion retires the unsignaled
- * writes before it.  A client's warmup= writes go first, as a stream of
+ * completion is reaped.  With duplex the server streams too.  One write
+ * in cq_mod is signaled (default: every quarter of the window); a
+ * completion retires the unsignaled writes before it.  A client's warmup= writes go first, as a stream of
  * their own, untimed.  With bw,send (bw_send) the stream is of SENDs
  * into the server's posted receives (kp_send.c), the last one marked by
  * immediate data; skips go first.  With qps=N each connection has its
@@ -48,12 +48,13 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 	if (c->rw)
 		st->depth = max(min(st->depth, c->sq_depth / c->rw_wrs), 1u);
 	/*
-	 * Signal every quarter of the window, and the last message; at most
-	 * KP_SIG_BYTES apart, as each completion wait is bounded by the
-	 * timeout (4 MiB x 256 unsignaled would need 100 MiB/s in 10 s).
+	 * Signal one message in cq_mod (perftest -Q), by default every
+	 * quarter of the window, and the last; at most KP_SIG_BYTES apart,
+	 * as each completion wait is bounded by the timeout (4 MiB x 256
+	 * unsignaled would need 100 MiB/s in 10 s).
 	 */
-	st->sig = clamp(min(st->depth / 4, KP_SIG_BYTES / c->t->size), 1u,
-			st->depth);
+	st->sig = clamp(min(c->t->opts.cq_mod ?: st->depth / 4,
+			    KP_SIG_BYTES / c->t->size), 1u, st->depth);
 	st->warm = warm;
 	if (!warm) {
 		kp_bw_track_init(&st->track, st->ring,

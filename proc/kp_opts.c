@@ -181,6 +181,9 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		KP_MAX_INLINE,
 		"",
 		"WRITEs and SENDs of host memory this long or shorter go inline (perftest -I); 0: none.  Default 220, or none where the device takes no inline data; given, a device that does not take this many: -EOPNOTSUPP before connecting.  perftest inlines only on devices it recognises (on rxe it did not in our traces): inline=0 matches it there" },
+	[KP_OPT_CQ_MOD] = { "cq_mod", KP_T_U32, KP_F(cq_mod), 1, KP_MAX_TXDEPTH,
+		"bw",
+		"signal one message of the stream in this many, and the last (perftest -Q; at most the window, and 16 MiB of messages); a completion retires those before it (default a quarter of the window; perftest's: 100 up to 8 KiB, 1 above, each at most its -t)" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -728,6 +731,11 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 	}
 	if (o->light && o->mode != KP_MODE_WLAT && o->mode != KP_MODE_SLAT) {
 		kp_err(err, errlen, "'light' is a method of wlat and slat, not of '%s'",
+		       kp_mode_name(o->mode));
+		return -EINVAL;
+	}
+	if (o->cq_mod && !kp_mode_bw(o->mode)) {
+		kp_err(err, errlen, "'cq_mod' moderates a bw stream's completions, not %s's",
 		       kp_mode_name(o->mode));
 		return -EINVAL;
 	}

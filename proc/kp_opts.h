@@ -125,6 +125,7 @@ struct kp_opts {
 	bool rw;			/* rlat, bw: through the core's rdma_rw */
 	bool light;			/* wlat, slat: the lighter method */
 	u32 inline_max;			/* bytes a WRITE or SEND may carry inline */
+	u32 cq_mod;			/* bw: one message in this many signalled */
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
 	u32 ncpus;			/* 0: all in the writer's thread */
@@ -180,6 +181,7 @@ enum kp_opt_id {
 	KP_OPT_RW,
 	KP_OPT_LIGHT,
 	KP_OPT_INLINE,
+	KP_OPT_CQ_MOD,
 	KP_OPT_NR,
 };
 

@@ -299,7 +299,7 @@ static void test_help(void)
 		"cpus=N[-M][:...]", "probe=", "imm",
 		"cq=direct|softirq|workqueue|unbound", "expect_bw=1..10000000",
 		"max_lat=1..10000000", "max_p99=1..10000000", "sge=1..16",
-		"rw", "light", "inline=",
+		"rw", "light", "inline=", "cq_mod=1..1024",
 	};
 	unsigned int i;
 
@@ -645,10 +645,26 @@ static void test_inline(void)
 	expect_err(BASE ",wlat,inline", -EINVAL, "needs a value");
 }
 
+/* cq_mod=N: perftest -Q, bw streams only */
+static void test_cq_mod(void)
+{
+	expect_ok(BASE ",bw");
+	KT_CHECK(!o.cq_mod, "no cq_mod by default: %u", o.cq_mod);
+	expect_ok(BASE ",bw,cq_mod=64,txdepth=64");
+	KT_CHECK(o.cq_mod == 64, "cq_mod=64 %u", o.cq_mod);
+	expect_ok(BASE ",bw,read,cq_mod=1");
+	expect_ok("server,addr=192.0.2.1,port=9,bw,duplex,cq_mod=8");
+	expect_err(BASE ",bw,cq_mod=0", -ERANGE, "cq_mod");
+	expect_err(BASE ",bw,cq_mod=1025", -ERANGE, "cq_mod");
+	expect_err(BASE ",wlat,cq_mod=4", -EINVAL,
+		   "'cq_mod' moderates a bw stream's completions, not wlat's");
+}
+
 int main(void)
 {
 	test_light();
 	test_inline();
+	test_cq_mod();
 	test_thresholds();
 	test_sge_rw();
 	test_cq();

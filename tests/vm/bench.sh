@@ -11,6 +11,14 @@ TXD=64
 # inline bytes, both tools (perftest -I): 0 by default, as perftest has it
 # on rxe, a device it does not recognise (it then disables -I, and says so)
 INL=${KP_BENCH_INLINE:-0}
+# completion moderation of the bandwidth streams, both tools (perftest
+# -Q, our cq_mod=): KP_BENCH_CQ_MOD, or what ib_write_bw picks by itself,
+# 100 (at most -t) up to 8 KiB, 1 above, given to both explicitly
+cqm() {
+	if [ -n "${KP_BENCH_CQ_MOD:-}" ]; then echo "$KP_BENCH_CQ_MOD"
+	elif [ "$1" -le 8192 ]; then echo $((TXD < 100 ? TXD : 100))
+	else echo 1; fi
+}
 REPS=${KP_BENCH_REPS:-3}
 # a share of the table (scripts/bench's KP_BENCH_SIZES, KP_BENCH_LAT_ONLY)
 SIZES=${KP_BENCH_SIZES:-64 4096 65536}
@@ -32,7 +40,7 @@ hbm=
 [ -z "$hbm" ] || insmod $KP/npu_sim.ko $hbm || exit 1
 kp_peer_load || exit 1
 pm=/sys/module/krping_npu/parameters
-echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) inline=$INL txdepth=$TXD clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) inline=$INL txdepth=$TXD cq_mod=${KP_BENCH_CQ_MOD:-perftest's} clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 
 iters() { case $1 in bw*) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N ;;
 	  *) [ "$2" -ge 65536 ] && echo $((LAT_N / 6)) || echo $LAT_N ;; esac; }
@@ -66,6 +74,7 @@ ours() {
 	case $mode in bw_read) m=bw,read ;; bw_send) m=bw,send ;; esac
 	[ "$q" -le 1 ] || { qo=",qps=$q"; label=$mode-q$q; }
 	[ "${5:-}" != events ] || { qo="$qo,events"; label=$label-events; }
+	case $mode in bw*) qo="$qo,cq_mod=$(cqm "$size")" ;; esac
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,mem=$mem,inline=$INL" \
 		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD,inline=$INL$qo"
@@ -124,7 +133,7 @@ softirq0() {
 # moved
 theirs() {
 	tool=$1 mode=$2 size=$3 n=$(iters "$2" "$3") extra="" label=$2
-	case $mode in bw*) extra="-t $TXD" ;; esac
+	case $mode in bw*) extra="-t $TXD -Q $(cqm "$size")" ;; esac
 	[ "$INL" = 0 ] || extra="$extra -I $INL"
 	[ "${4:-1}" -le 1 ] || { extra="$extra -q $4"; label=$mode-q$4; }
 	[ "${5:-}" != events ] || { extra="$extra -e"; label=$label-events; }

@@ -379,6 +379,27 @@ t_inline_pairs() {
 }
 kp_test inline t_inline
 
+# cq_mod=N (perftest -Q): a bw stream of 200 writes, 64 in flight,
+# signals one in N and the last, as the post events count: a quarter of
+# the window by default (16: 12 and the last), 64 (3 and the last), 1
+# (all 200); each run's result whole.
+t_cq_mod() { kp_trace_during t_cq_mod_pairs; }
+t_cq_mod_pairs() {
+	for m in ":13" ",cq_mod=64:4" ",cq_mod=1:200"; do
+		PORT=$((PORT + 1))
+		kp_traced "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,size=4096,count=200,txdepth=64${m%:*}"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "bw${m%:*}: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID)" 4096 200 bw || return 1
+		all=$(grep -c "kp_post_send: test=$CID conn=0 qpn=[0-9]* kind=4 " /tmp/trace.txt)
+		sig=$(grep -c "kp_post_send: test=$CID conn=0 qpn=[0-9]* kind=4 .* signaled=1 " /tmp/trace.txt)
+		[ "$all" = 200 ] && [ "$sig" = "${m#*:}" ] ||
+			{ kp_why "bw${m%:*}: $sig of $all writes signalled, want ${m#*:} of 200"; return 1; }
+	done
+	kp_log "cq_mod: 200 writes, 64 in flight: 13 signalled by default, 4 with cq_mod=64, 200 with cq_mod=1"
+}
+kp_test cq-mod t_cq_mod
+
 # sge=N: each data READ, WRITE and SEND, and each data receive, reaches
 # its buffer through N SGEs of the message's bytes (one a byte where the
 # message is shorter), as the post events say; each side its own N, the
