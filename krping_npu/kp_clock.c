@@ -129,7 +129,11 @@ static u64 kp_clock_pair(u64 *ns, u64 *cyc)
 	return best;
 }
 
-/* The counter's rate as the kernel has it, Hz; 0: not known here. */
+/*
+ * The counter's rate as the system states it, Hz; 0: not stated here.
+ * arm64: CNTFRQ_EL0, which firmware sets (a device tree's
+ * clock-frequency may override it for the kernel's own timer).
+ */
 static u64 kp_clock_kernel_hz(void)
 {
 #if defined(CONFIG_X86_64)
@@ -165,6 +169,7 @@ void kp_clock_calibrate(struct kp_clock *k)
 		k->cycles = true;
 		return;
 	}
+	k->measured = true;
 	w0 = kp_clock_pair(&ns0, &cyc0);
 	if (w0 > KP_CAL_WIDTH_NS)
 		goto failed;

@@ -44,7 +44,8 @@ struct kp_clock {
 	 * is the kernel's (arm64's CNTFRQ_EL0, x86's tsc_khz), or none
 	 */
 	u32 cal_ns;
-	bool cal_failed;	/* a counter was wanted; no read was narrow enough */
+	bool measured;		/* the rate from calibration, not the kernel */
+	bool cal_failed;	/* a counter was wanted; it gave no rate */
 };
 
 static __always_inline u64 kp_cycles(void)

@@ -137,9 +137,12 @@ static int kp_run(const struct kp_opts *o)
 	t->opts = *o;
 	t->rec = rec;
 	init_waitqueue_head(&t->wq);
-	if (t->clk.cal_failed)
+	if (t->clk.cal_failed && t->clk.cal_ns > KP_CAL_WIDTH_NS)
 		kp_info(t, "clock: %s gave no rate (its narrowest calibration read took %u ns, the bound %u): the test reads ktime_get_ns",
 			kp_clock_name(), t->clk.cal_ns, KP_CAL_WIDTH_NS);
+	else if (t->clk.cal_failed)
+		kp_info(t, "clock: %s gave no rate (it did not advance against ktime_get_ns, or no factor fits): the test reads ktime_get_ns",
+			kp_clock_name());
 
 	ret = o->mem == KP_MEM_NPU ? kp_npu_get(t) : 0;
 	if (!ret)

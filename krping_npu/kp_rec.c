@@ -137,6 +137,7 @@ struct kp_record *kp_rec_new(const struct kp_opts *o, const struct kp_clock *k)
 	rec->warmup = o->role == KP_ROLE_CLIENT ? o->warmup : 0;
 	rec->clock = kp_clock_of(k);
 	rec->clock_khz = k->khz;
+	rec->clock_rate = !k->cycles ? NULL : k->measured ? "measured" : "kernel";
 	rec->clock_cal_ns = k->cal_ns;
 	rec->state = KP_REC_RUNNING;
 	strscpy(rec->dev, "-", sizeof(rec->dev));
@@ -310,6 +311,7 @@ int kp_rec_show_json(struct seq_file *m, void *v)
 		c.warmup = r->warmup;
 		c.clock = r->clock;
 		c.clock_khz = r->clock_khz;
+		c.clock_rate = r->clock_rate;
 		c.clock_cal_ns = r->clock_cal_ns;
 		c.dev = r->dev;
 		if (r->state > KP_REC_LISTENING && r->nres)

@@ -45,7 +45,8 @@ DECLARE_EVENT_CLASS(kp_wr_class,
 		__field(u64, wr_id)
 		__field(int, opcode)
 		__field(u32, len)
-		__field(u32, flags)
+		__field(bool, signaled)
+		__field(bool, inl)
 		__field(u32, nsge)
 	),
 	TP_fast_assign(
@@ -55,15 +56,15 @@ DECLARE_EVENT_CLASS(kp_wr_class,
 		__entry->wr_id = wr_id;
 		__entry->opcode = opcode;
 		__entry->len = len;
-		__entry->flags = flags;
+		__entry->signaled = flags & IB_SEND_SIGNALED;
+		__entry->inl = flags & IB_SEND_INLINE;
 		__entry->nsge = nsge;
 	),
 	TP_printk("test=%u conn=%u qpn=%u kind=%llu idx=%llu opcode=%d len=%u signaled=%d inline=%d sge=%u",
 		  __entry->id, __entry->conn, __entry->qpn,
 		  __entry->wr_id & 0xff, __entry->wr_id >> KP_WR_IDX_SHIFT,
-		  __entry->opcode, __entry->len,
-		  !!(__entry->flags & IB_SEND_SIGNALED),
-		  !!(__entry->flags & IB_SEND_INLINE), __entry->nsge)
+		  __entry->opcode, __entry->len, __entry->signaled,
+		  __entry->inl, __entry->nsge)
 );
 
 /*

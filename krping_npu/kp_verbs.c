@@ -283,6 +283,8 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	first_try = qp_attr;
 	ret = rdma_create_qp(id, c->pd, &qp_attr);
 	if (ret && first_try.cap.max_inline_data) {
+		int with = ret;
+
 		/* as asked, not as the first try left it (rdma_rw grows it) */
 		qp_attr = first_try;
 		qp_attr.cap.max_inline_data = 0;
@@ -290,8 +292,8 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		/* inline= given: no QP without what it asked for */
 		if (!ret && kp_opt_given(&c->t->opts, KP_OPT_INLINE)) {
 			rdma_destroy_qp(id);
-			kp_err(c->t, "inline=%u: the device takes no QP with that much inline data",
-			       c->t->opts.inline_max);
+			kp_err(c->t, "inline=%u: the device takes no QP with that much inline data (error %d with it, none without)",
+			       c->t->opts.inline_max, with);
 			return -EOPNOTSUPP;
 		}
 	}

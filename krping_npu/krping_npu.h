@@ -229,6 +229,7 @@ struct kp_record {
 	u32 warmup;		/* a client's untimed messages a size */
 	const char *clock;	/* its timed loops' clock (kp_clock_of()) */
 	u32 clock_khz;		/* that clock's rate; 0: ktime_get_ns() */
+	const char *clock_rate;	/* "kernel", "measured"; NULL: ktime */
 	u32 clock_cal_ns;	/* its calibration's reads (struct kp_clock) */
 	enum kp_rec_state state;
 	char dev[IB_DEVICE_NAME_MAX];

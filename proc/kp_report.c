@@ -687,7 +687,9 @@ static void kp_json_head(struct kp_out *o, const struct kp_json_ctx *c,
 		kp_put(o, ", \"clock\": \"%s\"", c->clock);
 	if (c->clock_khz)
 		kp_put(o, ", \"clock_khz\": %u", c->clock_khz);
-	if (c->clock_cal_ns)
+	if (c->clock_rate)
+		kp_put(o, ", \"clock_rate\": \"%s\"", c->clock_rate);
+	if (c->clock_rate && !strcmp(c->clock_rate, "measured"))
 		kp_put(o, ", \"clock_cal_ns\": %u", c->clock_cal_ns);
 }
 

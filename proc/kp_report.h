@@ -343,7 +343,8 @@ struct kp_json_ctx {
 	u32 warmup;		/* untimed messages before the size's timed ones */
 	const char *clock;	/* the timed loops' clock; NULL: not said */
 	u32 clock_khz;		/* its rate; 0: not said (ktime_get_ns()) */
-	u32 clock_cal_ns;	/* its calibration reads' width; 0: not said */
+	const char *clock_rate;	/* "kernel" or "measured"; NULL: not said */
+	u32 clock_cal_ns;	/* measured: its calibration reads' width */
 };
 
 /*

@@ -27,7 +27,7 @@ static void test_lat(void)
 {
 	struct kp_json_ctx c_method = { 7, "client", "wlat", "host", "rxe0",
 					"6.1.0-56-amd64", 0, NULL, 0, false,
-					NULL, 0, NULL, 0, 0 };
+					NULL, 0, NULL, 0, NULL, 0 };
 	u64 s[1000];
 	struct kp_lat_result r = { 0 };
 	char line[1536];
@@ -622,7 +622,7 @@ static void test_json(void)
 {
 	struct kp_json_ctx c = { 7, "client", "wlat", "npu", "rxe0",
 				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL, 0,
-				 NULL, 0, 0 };
+				 NULL, 0, NULL, 0 };
 	struct kp_lat_result r = { 0 };
 	struct kp_bw_result b;
 	char line[1536], small[64];
@@ -729,14 +729,22 @@ static void test_json(void)
 		 "ktime json: %s", line);
 	c.clock = "tsc";
 	c.clock_khz = 2893012;
-	c.clock_cal_ns = 812;
+	c.clock_rate = "measured";
+	c.clock_cal_ns = 0;
 	kp_lat_json(line, sizeof(line), &c, &r);
 	KT_CHECK(json_shape(line) &&
-		 strstr(line, ", \"clock\": \"tsc\", \"clock_khz\": 2893012, \"clock_cal_ns\": 812, \"t_min\""),
-		 "clock json: %s", line);
+		 strstr(line, ", \"clock\": \"tsc\", \"clock_khz\": 2893012, \"clock_rate\": \"measured\", \"clock_cal_ns\": 0, \"t_min\""),
+		 "measured clock json: %s", line);
+	c.clock = "cntvct";
+	c.clock_khz = 62500;
+	c.clock_rate = "kernel";
+	kp_lat_json(line, sizeof(line), &c, &r);
+	KT_CHECK(json_shape(line) &&
+		 strstr(line, ", \"clock\": \"cntvct\", \"clock_khz\": 62500, \"clock_rate\": \"kernel\", \"t_min\""),
+		 "stated clock json: %s", line);
 	c.clock = NULL;
 	c.clock_khz = 0;
-	c.clock_cal_ns = 0;
+	c.clock_rate = NULL;
 	r.variant = NULL;
 	n = kp_lat_json(line, sizeof(line), &c, &r);
 	/* truncation reports the full length, stays terminated */
@@ -822,7 +830,7 @@ static void test_bw_sum(void)
 {
 	struct kp_json_ctx c = { 3, "client", "bw", "host", "rxe0",
 				 "6.1.0-56-amd64", 0, NULL, 0, false, NULL, 0,
-				 NULL, 0, 0 };
+				 NULL, 0, NULL, 0 };
 	struct kp_bw_result qp[4], r, low;
 	char line[1536];
 	u64 iters = 0;

@@ -211,7 +211,7 @@ kp_late_check() {
 	case "$SRV $CLI" in *errno*) kp_why "srv=$SRV cli=$CLI ($2 $3$1)"; return 1 ;; esac
 	r=$(kp_res $CID)
 	kp_check_lat "$r" "$2" "$3" "$4" || return 1
-	l=$(dmesg | grep "krping_npu $CID: $2 #bytes=$3: ")
+	l=$(dmesg | grep "krping_npu $CID: $2 #bytes=$3: [0-9]* iterations, ")
 	# the timed iterations only (the warm-up ones ran before the clock)
 	case "$l" in *": $4 iterations, yielded $(($4 / 64)) times between them (one in 64), "*" waits yielded to a waiting task, "*" late (1000 us beyond the shortest round trip)") ;;
 	*) kp_why "yield line ($2 $3$1): $l"; return 1 ;; esac
