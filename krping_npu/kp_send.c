@@ -166,14 +166,7 @@ int kp_slat_run(struct kp_conn *c)
 		}
 		kp_loop_yield(c);
 	}
-	/* the run is over: the settling waits are not part of it */
-	kp_run_end(c);
-	ret = kp_sends_settle(c);
-	if (ret)
-		return ret;
-	if (c->t->opts.role == KP_ROLE_CLIENT)
-		kp_harness(c, 2);
-	return kp_stats_pingpong(c, i, warm);
+	return kp_pingpong_done(c, i, warm);
 }
 
 /*

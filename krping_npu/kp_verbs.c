@@ -1430,6 +1430,24 @@ void kp_harness(struct kp_conn *c, u32 div)
 }
 
 /*
+ * A ping-pong of @iters round trips (@warm untimed) is over: the run ends
+ * (the settling waits are not part of it), our signaled sends complete,
+ * and the client measures the harness and keeps its result.
+ */
+int kp_pingpong_done(struct kp_conn *c, u64 iters, u64 warm)
+{
+	int ret;
+
+	kp_run_end(c);
+	ret = kp_sends_settle(c);
+	if (ret)
+		return ret;
+	if (c->t->opts.role == KP_ROLE_CLIENT)
+		kp_harness(c, 2);
+	return kp_stats_pingpong(c, iters, warm);
+}
+
+/*
  * Reap what @c's CQ holds now, up to @max, without waiting: the loops
  * that drive several connections from one thread (kp_lanes.c).  Returns
  * the number reaped (0: none) or kp_poll()'s errors.

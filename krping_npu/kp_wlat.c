@@ -323,14 +323,7 @@ static int kp_wlat_plain(struct kp_conn *c)
 		}
 		kp_loop_yield(c);
 	}
-	/* the run is over: the settling waits are not part of it */
-	kp_run_end(c);
-	ret = kp_sends_settle(c);
-	if (ret)
-		return ret;
-	if (c->t->opts.role == KP_ROLE_CLIENT)
-		kp_harness(c, 2);
-	return kp_stats_pingpong(c, i, warm);
+	return kp_pingpong_done(c, i, warm);
 }
 
 /*
@@ -391,14 +384,7 @@ static int kp_wlat_imm(struct kp_conn *c)
 		}
 		kp_loop_yield(c);
 	}
-	/* the run is over: the settling waits are not part of it */
-	kp_run_end(c);
-	ret = kp_sends_settle(c);
-	if (ret)
-		return ret;
-	if (c->t->opts.role == KP_ROLE_CLIENT)
-		kp_harness(c, 2);
-	return kp_stats_pingpong(c, i, warm);
+	return kp_pingpong_done(c, i, warm);
 }
 
 int kp_wlat_run(struct kp_conn *c)

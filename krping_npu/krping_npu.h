@@ -627,6 +627,7 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin);
 int kp_poll_now(struct kp_conn *c, struct ib_wc *wc, int max);
 void kp_harness(struct kp_conn *c, u32 div);
+int kp_pingpong_done(struct kp_conn *c, u64 iters, u64 warm);
 bool kp_stopping(struct kp_test *t);
 int kp_recv_done(struct kp_conn *c, const struct ib_wc *wc);
 int kp_recv_keep(struct kp_conn *c, const struct ib_wc *wc);
