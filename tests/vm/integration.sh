@@ -320,6 +320,11 @@ kp_traced() {
 	kp_pair "$1" "$2"
 	cat /sys/kernel/tracing/trace > /tmp/trace.txt
 }
+# kp_nposts ID KIND [FIELD=V]: how many send posts of that kind test ID
+# made on connection 0 (with that flag, e.g. signaled=1, inline=0)
+kp_nposts() {
+	grep -c "kp_post_send: test=$1 conn=0 qpn=[0-9]* kind=$2 ${3:+.* $3 }" /tmp/trace.txt
+}
 kp_posts() {
 	sed -n "s/.* $2: test=$1 conn=0 qpn=[0-9]* kind=$3 idx=[0-9]* opcode=[-0-9]* len=\([0-9]*\) signaled=[01] inline=[01] sge=\([0-9]*\)\$/\1 \2/p" /tmp/trace.txt |
 		sort -u | tr '\n' ' '
@@ -342,8 +347,8 @@ t_lat_method_pairs() {
 		kp_check_lat "$r" $1 64 160 || return 1
 		[ "$(kp_num "$r" method)" = $3 ] || { kp_why "$1 $3: the result says '$(kp_num "$r" method)': $r"; return 1; }
 		for id in $CID $SID; do
-			all=$(grep -c "kp_post_send: test=$id conn=0 qpn=[0-9]* kind=$2 " /tmp/trace.txt)
-			sig=$(grep -c "kp_post_send: test=$id conn=0 qpn=[0-9]* kind=$2 .* signaled=1 " /tmp/trace.txt)
+			all=$(kp_nposts $id $2)
+			sig=$(kp_nposts $id $2 signaled=1)
 			[ "$all" = 160 ] && [ "$sig" = $4 ] ||
 				{ kp_why "$1 $3, test $id: $sig of $all posts signalled, want $4 of 160"; return 1; }
 		done
@@ -366,8 +371,8 @@ t_inline_pairs() {
 		kp_traced "addr=$A,port=$PORT,$1" "addr=$A,port=$PORT,$1,$2,count=20"
 		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
 			{ kp_why "$1 $2: srv=$SRV cli=$CLI"; return 1; }
-		all=$(grep -c "kp_post_send: test=$CID conn=0 qpn=[0-9]* kind=$3 " /tmp/trace.txt)
-		n=$(grep -c "kp_post_send: test=$CID conn=0 qpn=[0-9]* kind=$3 .* inline=$4 sge=" /tmp/trace.txt)
+		all=$(kp_nposts $CID $3)
+		n=$(kp_nposts $CID $3 inline=$4)
 		[ "$all" = 20 ] && [ "$n" = 20 ] ||
 			{ kp_why "$1 $2: $n of $all posts with inline=$4, want 20 of 20"; return 1; }
 	done
@@ -393,8 +398,8 @@ t_cq_mod_pairs() {
 		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
 			{ kp_why "bw${m%:*}: srv=$SRV cli=$CLI"; return 1; }
 		kp_check_bw "$(kp_res $CID)" 4096 200 bw || return 1
-		all=$(grep -c "kp_post_send: test=$CID conn=0 qpn=[0-9]* kind=4 " /tmp/trace.txt)
-		sig=$(grep -c "kp_post_send: test=$CID conn=0 qpn=[0-9]* kind=4 .* signaled=1 " /tmp/trace.txt)
+		all=$(kp_nposts $CID 4)
+		sig=$(kp_nposts $CID 4 signaled=1)
 		[ "$all" = 200 ] && [ "$sig" = "${m#*:}" ] ||
 			{ kp_why "bw${m%:*}: $sig of $all writes signalled, want ${m#*:} of 200"; return 1; }
 	done
