@@ -5,8 +5,10 @@
  * Where the CPU has a cycle counter that runs at one rate on every CPU and
  * in every state (x86: a constant, nonstop TSC that the kernel has not
  * found unstable; arm64: the generic timer's count), the timed loops read
- * it and turn its cycles into nanoseconds with a factor calibrated against
- * ktime_get_ns() as each test starts.  Elsewhere they read ktime_get_ns(),
+ * it and turn its cycles into nanoseconds with a factor from the rate the
+ * system states (tsc_khz, CNTFRQ_EL0), or where it states none (a counter
+ * forced) one calibrated against ktime_get_ns() as each test starts.
+ * Elsewhere they read ktime_get_ns(),
  * whose cost is the clocksource's: an emulated HPET read is microseconds.
  * Every sample, deadline and rate of a run is on its test's clock.
  */
