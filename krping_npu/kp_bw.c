@@ -4,7 +4,9 @@
  * duration seconds) into the peer's buffer with up to txdepth in flight;
  * with bw,read (bw_read) the same stream of READs of the peer's buffer,
  * no more posted ahead than this side's initiator depth (the NIC holds
- * any beyond what the peer's responder resources allow).
+ * any beyond what the peer's responder resources allow); with
+ * bw,atomic= (bw_atomic) of atomics on its first 8 bytes, as many
+ * (kp_atomic.c).
  * The post times of the last window are kept to find BW peak as each
  * completion is reaped.  With duplex the server streams too.  One write
  * in cq_mod is signaled (default: every quarter of the window); a
@@ -13,9 +15,12 @@
  * into the server's posted receives (kp_send.c), the last one marked by
  * immediate data; skips go first.  With qps=N each connection has its
  * own stream; kp_lanes.c steps them (kp_bw_step()) from one thread, or
- * gives a thread a connection of its own (kp_bw_lane()).
+ * gives a thread a connection of its own (kp_bw_lane()).  rate_limit=
+ * paces a stream in software as perftest's limiter does: a burst starts
+ * no earlier than the bytes before it allow from the stream's start.
  */
 #include <linux/ktime.h>
+#include <linux/delay.h>
 
 #include "krping_npu.h"
 
@@ -31,15 +36,18 @@
 void kp_bw_start(struct kp_conn *c, u64 warm)
 {
 	struct kp_stream *st = &c->stream;
-	bool rd = c->t->mode == KP_MODE_BW_READ;
+	bool at = c->t->mode == KP_MODE_BW_ATOMIC;
+	bool rd = c->t->mode == KP_MODE_BW_READ || at;
 	bool snd = c->t->mode == KP_MODE_BW_SEND;
 
 	kp_stream_reset(st);
-	st->op = rd ? IB_WR_RDMA_READ : snd ? IB_WR_SEND : IB_WR_RDMA_WRITE;
-	st->kind = rd ? KP_WR_READ : snd ? KP_WR_DATA_SEND : KP_WR_WRITE;
+	st->op = at ? IB_WR_ATOMIC_FETCH_AND_ADD : rd ? IB_WR_RDMA_READ :
+		 snd ? IB_WR_SEND : IB_WR_RDMA_WRITE;
+	st->kind = at ? KP_WR_ATOMIC : rd ? KP_WR_READ :
+		   snd ? KP_WR_DATA_SEND : KP_WR_WRITE;
 	/*
-	 * READs: no more posted ahead than this side's initiator depth;
-	 * SENDs: the send queue keeps room for skips.
+	 * READs and atomics: no more posted ahead than this side's
+	 * initiator depth; SENDs: the send queue keeps room for skips.
 	 */
 	st->depth = max(min3(c->t->opts.txdepth,
 			     c->sq_depth - 4 - (snd ? KP_RQ_DEPTH : 0),
@@ -56,6 +64,7 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 	st->sig = clamp(min(c->t->opts.cq_mod ?: st->depth / 4,
 			    KP_SIG_BYTES / c->t->size), 1u, st->depth);
 	st->warm = warm;
+	st->burst = c->t->opts.burst_size ?: c->t->opts.txdepth;
 	if (!warm) {
 		kp_bw_track_init(&st->track, st->ring,
 				 c->t->count ? min(c->t->opts.txdepth, c->t->count) :
@@ -64,6 +73,49 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 		kp_run_begin(c, &st->run);
 	}
 	st->now = kp_clock_now(&c->t->clk);
+	st->pace_start = st->now;
+}
+
+/*
+ * rate_limit: when message @k may be posted, if it opens a burst; 0: at
+ * once.  The bytes before it at the stream's rate, from its start.
+ */
+static u64 kp_bw_due(struct kp_conn *c, u64 k)
+{
+	struct kp_stream *st = &c->stream;
+	u32 rate = c->t->opts.rate_limit;
+
+	if (!rate || k % st->burst)
+		return 0;
+	return st->pace_start + kp_mul_div(k * c->t->size, NSEC_PER_SEC,
+					   (u64)rate << 20);
+}
+
+/*
+ * rate_limit: is the next message a burst not yet due?  With messages in
+ * flight, 1: reap them meanwhile.  With none, wait for it, a millisecond
+ * at most a sleep, heeding a stop between them; 0 once it is due.
+ */
+static int kp_bw_pace(struct kp_conn *c)
+{
+	struct kp_stream *st = &c->stream;
+	u64 due = kp_bw_due(c, st->posted), now;
+
+	while (due && (now = kp_clock_now(&c->t->clk)) < due) {
+		u64 left_us = div_u64(due - now, NSEC_PER_USEC);
+
+		if (st->posted != st->done)
+			return 1;
+		if (kp_stopping(c->t))
+			return -EINTR;
+		if (left_us >= 20)
+			usleep_range(min_t(u64, left_us, USEC_PER_MSEC) - 10,
+				     min_t(u64, left_us, USEC_PER_MSEC));
+		else
+			cpu_relax();
+		st->now = kp_clock_now(&c->t->clk);
+	}
+	return 0;
 }
 
 /* Post what the window has room for, up to the stream's last message. */
@@ -74,11 +126,16 @@ static int kp_bw_post(struct kp_conn *c)
 	int ret;
 
 	while (!st->stop && st->posted - st->done < st->depth) {
-		bool last = timed ? kp_run_over(c, st->posted + 1, st->now) :
-			    st->posted + 1 == st->warm;
-		bool signal = (st->posted + 1) % st->sig == 0 || last;
+		bool last, signal, mark;
+
+		ret = kp_bw_pace(c);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		last = timed ? kp_run_over(c, st->posted + 1, st->now) :
+		       st->posted + 1 == st->warm;
+		signal = (st->posted + 1) % st->sig == 0 || last;
 		/* the server stops at the stream's marked message */
-		bool mark = st->op == IB_WR_SEND && timed && last;
+		mark = st->op == IB_WR_SEND && timed && last;
 
 		/*
 		 * A post can carry a software device's work for both sides
@@ -91,10 +148,15 @@ static int kp_bw_post(struct kp_conn *c)
 		st->now = kp_clock_now(&c->t->clk);
 		if (timed)
 			kp_bw_track_post(&c->stream.track, st->posted, st->now);
-		ret = kp_post_rdma(c, mark ? IB_WR_SEND_WITH_IMM : st->op,
-				   &c->rdma, c->t->size,
-				   st->kind | st->posted << KP_WR_IDX_SHIFT,
-				   signal, mark ? KP_IMM_LAST : 0);
+		if (st->kind == KP_WR_ATOMIC)
+			ret = kp_atomic_post(c, st->kind |
+					     st->posted << KP_WR_IDX_SHIFT,
+					     signal, NULL);
+		else
+			ret = kp_post_rdma(c, mark ? IB_WR_SEND_WITH_IMM : st->op,
+					   &c->rdma, c->t->size,
+					   st->kind | st->posted << KP_WR_IDX_SHIFT,
+					   signal, mark ? KP_IMM_LAST : 0);
 		if (ret)
 			return ret;
 		st->posted++;

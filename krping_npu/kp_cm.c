@@ -219,7 +219,8 @@ static void kp_conn_param(struct kp_conn *c, struct rdma_conn_param *p)
 	 * tell (both QPs take the client's value from its REQ).  RNR
 	 * retries stay infinite: a receiver only late to post is alive.
 	 */
-	p->retry_count = 6;
+	p->retry_count = kp_opt_given(&c->t->opts, KP_OPT_RETRY_COUNT) ?
+			 c->t->opts.retry_count : 6;
 	p->rnr_retry_count = 7;
 }
 
@@ -232,18 +233,28 @@ static void kp_conn_param(struct kp_conn *c, struct rdma_conn_param *p)
  */
 #define KP_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
 
-/* Before rdma_connect() or rdma_accept(): the CM applies it at RTR. */
-static int kp_rnr_timer_set(struct kp_conn *c, struct rdma_cm_id *id)
+/*
+ * Before rdma_connect() or rdma_accept(): the CM applies the RNR timer at
+ * RTR, and qp_timeout= (perftest -u), this side's ACK timeout, at RTS.
+ */
+static int kp_cm_timers_set(struct kp_conn *c, struct rdma_cm_id *id)
 {
-#ifdef KP_HAVE_RDMA_SET_MIN_RNR_TIMER
-	int ret = rdma_set_min_rnr_timer(id, KP_MIN_RNR_TIMER);
+	int ret = 0;
 
+	if (kp_opt_given(&c->t->opts, KP_OPT_QP_TIMEOUT)) {
+		ret = rdma_set_ack_timeout(id, c->t->opts.qp_timeout);
+		if (ret) {
+			kp_err(c->t, "rdma_set_ack_timeout(%u): %d",
+			       c->t->opts.qp_timeout, ret);
+			return ret;
+		}
+	}
+#ifdef KP_HAVE_RDMA_SET_MIN_RNR_TIMER
+	ret = rdma_set_min_rnr_timer(id, KP_MIN_RNR_TIMER);
 	if (ret)
 		kp_err(c->t, "rdma_set_min_rnr_timer: %d", ret);
-	return ret;
-#else
-	return 0;
 #endif
+	return ret;
 }
 
 /*
@@ -279,6 +290,12 @@ static void kp_conn_ready(struct kp_conn *c)
 		attr.max_dest_rd_atomic);
 	if (attr.max_rd_atomic && attr.max_rd_atomic < c->rd_atom)
 		c->rd_atom = attr.max_rd_atomic;
+	/* the transport's bounds, as qp_timeout= and retry_count= set them */
+	memset(&attr, 0, sizeof(attr));
+	if (!ib_query_qp(c->qp, &attr, IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+			 IB_QP_RNR_RETRY, &init))
+		kp_info(c->t, "connection %u: ACK timeout %u, transport retries %u, RNR retries %u",
+			c->idx, attr.timeout, attr.retry_cnt, attr.rnr_retry);
 	/* the peer takes our READs: probes can be READs (kp_slice_over()) */
 	c->probe_read = attr.max_rd_atomic > 0;
 }
@@ -388,6 +405,8 @@ static void kp_counters_add(struct kp_counters *to,
 	WRITE_ONCE(to->read_bytes, to->read_bytes + from->read_bytes);
 	WRITE_ONCE(to->write_msgs, to->write_msgs + from->write_msgs);
 	WRITE_ONCE(to->write_bytes, to->write_bytes + from->write_bytes);
+	WRITE_ONCE(to->atomic_msgs, to->atomic_msgs + from->atomic_msgs);
+	WRITE_ONCE(to->atomic_bytes, to->atomic_bytes + from->atomic_bytes);
 }
 
 /*
@@ -493,7 +512,7 @@ static int kp_client_connect(struct kp_conn *c)
 	ret = kp_setup_verbs(c, c->cm_id);
 	if (ret)
 		return ret;
-	ret = kp_rnr_timer_set(c, c->cm_id);
+	ret = kp_cm_timers_set(c, c->cm_id);
 	if (ret)
 		return ret;
 	kp_conn_param(c, &param);
@@ -543,7 +562,7 @@ static int kp_server_accept(struct kp_conn *c)
 
 	ret = kp_setup_verbs(c, c->child_id);
 	if (!ret)
-		ret = kp_rnr_timer_set(c, c->child_id);
+		ret = kp_cm_timers_set(c, c->child_id);
 	if (ret)
 		return ret;
 	kp_conn_param(c, &param);

@@ -266,6 +266,8 @@ int kp_rec_show(struct seq_file *m, void *v)
 			.read_bytes = READ_ONCE(r->cnt.read_bytes),
 			.write_msgs = READ_ONCE(r->cnt.write_msgs),
 			.write_bytes = READ_ONCE(r->cnt.write_bytes),
+			.atomic_msgs = READ_ONCE(r->cnt.atomic_msgs),
+			.atomic_bytes = READ_ONCE(r->cnt.atomic_bytes),
 		};
 
 		kp_record_format(line, sizeof(line), r->id,

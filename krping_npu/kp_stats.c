@@ -444,7 +444,12 @@ int kp_stats_lat(struct kp_conn *c, u64 n, u32 div)
 	res.lat.shared_ns = c->t->run.shared_ns;
 	if (c->t->mode == KP_MODE_WLAT)
 		res.lat.variant = c->t->wlat_imm ? "imm" : "write";
-	/* the loops with a perftest twin: ib_read_lat, ib_write_lat, ib_send_lat */
+	if (c->t->mode == KP_MODE_ALAT)
+		res.lat.variant = kp_atomic_name(c->t->opts.atomic);
+	/*
+	 * the loops with a perftest twin: ib_read_lat, ib_write_lat,
+	 * ib_send_lat, ib_atomic_lat
+	 */
 	if (c->t->mode != KP_MODE_FR)
 		res.lat.method = c->t->opts.light ? "light" : "perftest";
 	used = kp_hist_used(h);

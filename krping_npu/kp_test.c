@@ -14,6 +14,11 @@
  *   ... the same from HELLO for each further size of a sweep ...
  *   disconnect
  *
+ * alat and bw_atomic: the client WRITEs the target's start value after
+ * the HELLO_ACK and READs it back after the loop; its FIN's buffer field
+ * holds the value its atomics left there, which the server checks in its
+ * own memory and answers with a FIN of status EIO if it differs.
+ *
  * Version 5 of the hello carries the warm-up (the server's bound on the
  * FIN counts it), version 6 each side's probe target (iWARP's probes,
  * kp_verbs.c); a version 4 (40 bytes, no warm-up) or 5 (44 bytes) client
@@ -54,7 +59,8 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 	h->mode = c->t->mode;
 	h->flags = flags | (c->t->duplex ? KP_HELLO_DUPLEX : 0) |
 		   (c->t->mode == KP_MODE_WLAT && c->t->wlat_imm ?
-		    KP_HELLO_IMM : 0);
+		    KP_HELLO_IMM : 0) |
+		   (c->t->opts.atomic == KP_ATOMIC_CAS ? KP_HELLO_CAS : 0);
 	h->count = cpu_to_be32(c->t->count);
 	h->status = cpu_to_be32(-status);
 	h->duration = cpu_to_be32(c->t->duration_s);
@@ -63,6 +69,10 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 		h->warmup = cpu_to_be32(c->t->opts.warmup);
 	if (c->probe_buf.mr)
 		kp_set_info(&h->probe, &c->probe_buf, KP_PROBE_LEN);
+	/* an atomic test's FIN: the value our atomics left in the target */
+	if (type == KP_MSG_FIN && kp_mode_atomic(c->t->mode) &&
+	    c->t->opts.role == KP_ROLE_CLIENT)
+		h->info.buf = cpu_to_be64(c->atomic_val);
 	/* an older client's receive holds no more */
 	return kp_post_send_msg(c, kp_hello_len(c->peer_ver), 0);
 }
@@ -152,7 +162,9 @@ static int kp_test_prepare(struct kp_conn *c)
 	if (c->t->mode == KP_MODE_FR)
 		return c->t->opts.role == KP_ROLE_CLIENT ? kp_test_alloc(c) : 0;
 	return kp_test_alloc(c) ?:
-	       kp_post_reg(c, &c->rdma, KP_REMOTE_ALL, true) ?:
+	       kp_post_reg(c, &c->rdma, KP_REMOTE_ALL |
+			   (kp_mode_atomic(c->t->mode) ?
+			    IB_ACCESS_REMOTE_ATOMIC : 0), true) ?:
 	       kp_wait_for(c, KP_WR_REG, 0) ?:
 	       (kp_test_wlat_src(c) ?
 		kp_post_reg(c, &c->start, IB_ACCESS_LOCAL_WRITE, true) ?:
@@ -256,12 +268,14 @@ static int kp_test_client_open(struct kp_conn *c)
 		}
 		c->skip_in = skip;
 	}
-	return 0;
+	return kp_mode_atomic(c->t->mode) ? kp_atomic_begin(c) : 0;
 }
 
 /* ... and from the stream's end to the server's FIN. */
 static int kp_test_client_close(struct kp_conn *c, bool more)
 {
+	const struct kp_hello *h = c->recv_msg;
+	u32 status;
 	int ret;
 
 	if (c->t->mode == KP_MODE_BW_SEND) {
@@ -284,6 +298,13 @@ static int kp_test_client_close(struct kp_conn *c, bool more)
 	      kp_check_hello(c, KP_MSG_FIN, false);
 	if (ret)
 		return ret;
+	/* the server found the size failed on its side (atomics) */
+	status = be32_to_cpu(h->status);
+	if (status) {
+		ret = status > MAX_ERRNO ? -EPROTO : -(int)status;
+		kp_err(c->t, "server's FIN: error %d on its side", ret);
+		return ret;
+	}
 	return kp_test_end(c);
 }
 
@@ -317,6 +338,8 @@ static int kp_test_run(struct kp_test *t)
 	switch (t->mode) {
 	case KP_MODE_RLAT:
 		return client ? kp_rlat_run(c0) : kp_test_served(t);
+	case KP_MODE_ALAT:
+		return client ? kp_alat_run(c0) : kp_test_served(t);
 	case KP_MODE_WLAT:
 		return kp_wlat_run(c0);
 	case KP_MODE_SLAT:
@@ -326,6 +349,7 @@ static int kp_test_run(struct kp_test *t)
 	case KP_MODE_BW:
 		return client || t->duplex ? kp_lanes_bw(t) : kp_test_served(t);
 	case KP_MODE_BW_READ:
+	case KP_MODE_BW_ATOMIC:
 		return client ? kp_lanes_bw(t) : kp_test_served(t);
 	case KP_MODE_BW_SEND:
 		return client ? kp_lanes_bw(t) : kp_send_sink(t);
@@ -432,6 +456,11 @@ static int kp_test_client_size(struct kp_test *t, bool more)
 		if (ret)
 			return ret;
 	}
+	for (i = 0; kp_mode_atomic(t->mode) && i < t->nconns; i++) {
+		ret = kp_atomic_end(t->conns[i]);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < t->nconns; i++) {
 		ret = kp_test_client_close(t->conns[i], more);
 		if (ret)
@@ -480,6 +509,8 @@ static int kp_test_check(struct kp_conn *c)
 	u32 size = be32_to_cpu(h->info.size);
 	u32 warmup = c->peer_ver < 5 ? 0 : be32_to_cpu(h->warmup);
 	bool duplex = h->flags & KP_HELLO_DUPLEX;
+	enum kp_atomic op = h->flags & KP_HELLO_CAS ? KP_ATOMIC_CAS :
+			    KP_ATOMIC_FADD;
 	int ret;
 
 	kp_get_info(c, &h->info);
@@ -496,7 +527,8 @@ static int kp_test_check(struct kp_conn *c)
 			      t->opts.mem == KP_MEM_NPU;
 	}
 	if (mode != KP_MODE_RLAT && mode != KP_MODE_WLAT &&
-	    mode != KP_MODE_SLAT && !kp_mode_bw(mode) && mode != KP_MODE_FR) {
+	    mode != KP_MODE_SLAT && !kp_mode_bw(mode) && mode != KP_MODE_FR &&
+	    mode != KP_MODE_ALAT) {
 		kp_err(t, "client asks for unknown mode %u", mode);
 		return -EPROTO;
 	}
@@ -515,6 +547,25 @@ static int kp_test_check(struct kp_conn *c)
 	if (duplex && mode != KP_MODE_BW) {
 		kp_err(t, "client asks for a duplex %s", kp_mode_name(mode));
 		return -EINVAL;
+	}
+	if (kp_mode_atomic(mode)) {
+		if (size != KP_ATOMIC_SIZE) {
+			kp_err(t, "client asks for %s of %u bytes, not %u",
+			       kp_mode_name(mode), size, KP_ATOMIC_SIZE);
+			return -EINVAL;
+		}
+		if (kp_opt_given(&t->opts, KP_OPT_ATOMIC) &&
+		    t->opts.atomic != op) {
+			kp_err(t, "server runs atomic=%s, client atomic=%s",
+			       kp_atomic_name(t->opts.atomic),
+			       kp_atomic_name(op));
+			return -EPROTO;
+		}
+		if (c->pd->device->attrs.atomic_cap == IB_ATOMIC_NONE) {
+			kp_err(t, "%s: %s has no atomics (atomic_cap is IB_ATOMIC_NONE)",
+			       kp_mode_name(mode), dev_name(&c->pd->device->dev));
+			return -EOPNOTSUPP;
+		}
 	}
 	if (c->idx && (mode != t->mode || count != t->count ||
 		       duration_s != t->duration_s || size != t->size ||
@@ -591,6 +642,13 @@ static int kp_test_server_close(struct kp_conn *c)
 	ret = kp_test_fin_wait(c);
 	if (ret)
 		return ret;
+	if (kp_mode_atomic(t->mode)) {
+		ret = kp_atomic_check(c, be64_to_cpu(h->info.buf));
+		if (ret) {
+			kp_send_hello(c, KP_MSG_FIN, ret, 0, 0);
+			return ret;
+		}
+	}
 	if (!c->idx) {
 		t->more = h->flags & KP_HELLO_MORE;
 	} else if (!!(h->flags & KP_HELLO_MORE) != t->more) {

@@ -206,6 +206,12 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		       dev->attrs.max_sge_rd);
 		return -EOPNOTSUPP;
 	}
+	if (kp_mode_atomic(c->t->opts.mode) &&
+	    dev->attrs.atomic_cap == IB_ATOMIC_NONE) {
+		kp_err(c->t, "%s: %s has no atomics (atomic_cap is IB_ATOMIC_NONE)",
+		       kp_mode_name(c->t->opts.mode), dev_name(&dev->dev));
+		return -EOPNOTSUPP;
+	}
 	c->rd_atom = min3(dev->attrs.max_qp_rd_atom,
 			  dev->attrs.max_qp_init_rd_atom, KP_MAX_RD_ATOM);
 	/* each queue keeps a slot for the drain's marker */
@@ -952,6 +958,46 @@ count:
 		k->write_msgs++;
 		k->write_bytes += len;
 	}
+	return 0;
+}
+
+/*
+ * An atomic on the peer's first 8 bytes, its old value returned into the
+ * first 8 of @b: fetch-and-add of @arg, or compare-and-swap of @arg with
+ * @swap.
+ */
+int kp_post_atomic(struct kp_conn *c, enum kp_atomic op, struct kp_buf *b,
+		   u64 wr_id, bool signal, u64 arg, u64 swap)
+{
+	struct ib_sge sge = {
+		.addr = b->dma,
+		.length = KP_ATOMIC_SIZE,
+		.lkey = c->t->opts.local_dma_lkey ? c->pd->local_dma_lkey :
+			b->mr->lkey,
+	};
+	struct ib_atomic_wr wr = {
+		.wr = {
+			.wr_cqe = kp_wr_cqe(c, wr_id, signal),
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = op == KP_ATOMIC_CAS ? IB_WR_ATOMIC_CMP_AND_SWP :
+				  IB_WR_ATOMIC_FETCH_AND_ADD,
+			.send_flags = signal ? IB_SEND_SIGNALED : 0,
+		},
+		.remote_addr = c->remote_addr,
+		.rkey = c->remote_rkey,
+		.compare_add = arg,
+		.swap = swap,
+	};
+	int ret;
+
+	if (kp_buf_cpu_owned(c, b))
+		return -EPROTO;
+	ret = kp_post_send(c, &wr.wr);
+	if (ret)
+		return ret;
+	c->cnt->atomic_msgs++;
+	c->cnt->atomic_bytes += KP_ATOMIC_SIZE;
 	return 0;
 }
 

@@ -106,6 +106,8 @@ enum kp_msg_type {
 #define KP_HELLO_MORE		0x02	/* FIN: a HELLO for the next size follows */
 /* HELLO, HELLO_ACK: wlat with immediate data (this side cannot poll) */
 #define KP_HELLO_IMM		0x04
+/* HELLO: alat, bw_atomic of compare-and-swaps (else fetch-and-adds) */
+#define KP_HELLO_CAS		0x08
 
 /* Test-mode control message; never sent in ping mode (rping speaks 16B). */
 struct kp_hello {
@@ -176,6 +178,7 @@ enum kp_wr {
 	KP_WR_SKIP,		/* a zero-length SEND using up a peer's receive */
 	KP_WR_FENCE,		/* a free callback's markers (kp_npu.c) */
 	KP_WR_PROBE,		/* is the peer there? (kp_slice_over()) */
+	KP_WR_ATOMIC,		/* alat, bw_atomic: an atomic */
 	KP_WR_NR,
 };
 
@@ -278,6 +281,8 @@ struct kp_stream {
 	u8 kind;		/* enum kp_wr of its messages */
 	u32 depth;		/* messages in flight at most */
 	u32 sig;		/* signal one in this many */
+	u32 burst;		/* rate_limit: messages a burst */
+	u64 pace_start;		/* rate_limit: the stream's bytes count from here */
 	u64 warm;		/* untimed messages; 0: the timed stream */
 	u64 posted, done;
 	u64 now;		/* of the last post or reap */
@@ -549,6 +554,11 @@ struct kp_conn {
 	struct kp_stream stream;
 	u64 reaped;		/* bw completions reaped, warm-up included */
 
+	/* alat, bw_atomic: the target's value once our atomics land */
+	u64 atomic_val;
+	u64 atomic_n;		/* atomics posted */
+	u64 atomic_miss;	/* ... of them compare-and-swaps meant to fail */
+
 	/* mem=npu: a free callback of its NPU memory against its QP */
 	struct kp_buf *npu_freed;	/* whose NPU memory was freed under us */
 	atomic_t npu_fence;	/* a free callback's markers not yet reaped */
@@ -624,6 +634,8 @@ int kp_post_reg(struct kp_conn *c, struct kp_buf *b, int access, bool signal);
 int kp_post_inv(struct kp_conn *c, struct kp_buf *b, bool signal);
 int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm);
+int kp_post_atomic(struct kp_conn *c, enum kp_atomic op, struct kp_buf *b,
+		   u64 wr_id, bool signal, u64 arg, u64 swap);
 int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin);
 int kp_poll_now(struct kp_conn *c, struct ib_wc *wc, int max);
 void kp_harness(struct kp_conn *c, u32 div);
@@ -709,6 +721,13 @@ int kp_bw_skips(struct kp_conn *c);
 void kp_bw_start(struct kp_conn *c, u64 warm);
 int kp_bw_step(struct kp_conn *c);
 int kp_fr_run(struct kp_conn *c);
+
+/* kp_atomic.c */
+int kp_atomic_begin(struct kp_conn *c);
+int kp_atomic_post(struct kp_conn *c, u64 wr_id, bool signal, u64 *old);
+int kp_atomic_end(struct kp_conn *c);
+int kp_atomic_check(struct kp_conn *c, u64 want);
+int kp_alat_run(struct kp_conn *c);
 
 /* kp_lanes.c: the loops of a test of several connections */
 int kp_lanes_cpus(struct kp_test *t);

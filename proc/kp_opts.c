@@ -21,6 +21,7 @@ enum kp_opt_type {
 	KP_T_SIZES,	/* N:N:... and A-B (A, 2A, 4A, ... up to B) */
 	KP_T_U64,	/* non-zero number, decimal or 0x hex: an address, a length */
 	KP_T_CPUS,	/* N:N:... and A-B (every CPU from A to B) */
+	KP_T_ATOMIC,	/* an atomic operation's name */
 };
 
 struct kp_opt_desc {
@@ -117,20 +118,20 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"a sweep in one connection, one result a size: 64-65536 (64, 128, ... 65536), 64:4096:1048576, or both joined by :; at most 32 sizes; not with size=" },
 	[KP_OPT_DURATION] = { "duration", KP_T_U32, KP_F(duration_s), 1,
 		KP_MAX_DURATION,
-		"client, rlat/wlat/slat/bw",
+		"client, rlat/wlat/slat/alat/bw",
 		"run each size this many seconds instead of count iterations; not with count=" },
 	[KP_OPT_PROGRESS] = { "progress", KP_T_U32, KP_F(progress_s), 1,
 		KP_MAX_PROGRESS,
-		"client, rlat/wlat/slat/bw",
+		"client, rlat/wlat/slat/alat/bw",
 		"interim figures every this many seconds: a dmesg line and an \"N progress:\" line in /proc/krping_npu" },
 	[KP_OPT_WARMUP] = { "warmup", KP_T_U32, KP_F(warmup), 1, KP_MAX_COUNT,
-		"client, rlat/wlat/slat/bw",
+		"client, rlat/wlat/slat/alat/bw",
 		"this many untimed iterations before each size (perftest --perform_warm_up); the result counts only the timed ones" },
 	[KP_OPT_GBITS] = { "gbits", KP_T_FLAG, KP_F(gbits), 0, 0,
 		"client, bw",
 		"bandwidth in Gb/s (10^9 bits/s) too, beside MiB/s (perftest --report_gbits)" },
 	[KP_OPT_EVENTS] = { "events", KP_T_FLAG, KP_F(events), 0, 0,
-		"client, rlat/wlat/slat/bw/fr",
+		"client, rlat/wlat/slat/alat/bw/fr",
 		"sleep on completion events instead of busy-polling (perftest -e); with qps=N only when cpus= gives each QP a thread" },
 	[KP_OPT_READ] = { "read", KP_T_FLAG, KP_F(bw_read), 0, 0,
 		"bw",
@@ -162,11 +163,11 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"pass/fail: each size's BW_average (all QPs together) must reach this many MiB/s; a run that misses ends -EDOM, each miss a dmesg line saying by how much" },
 	[KP_OPT_MAX_LAT] = { "max_lat", KP_T_U32, KP_F(max_lat_us), 1,
 		KP_MAX_THRESHOLD,
-		"client, rlat/wlat/slat",
+		"client, rlat/wlat/slat/alat",
 		"pass/fail: each size's t_typical may not pass this many usec; a run that misses ends -EDOM, each miss a dmesg line saying by how much" },
 	[KP_OPT_MAX_P99] = { "max_p99", KP_T_U32, KP_F(max_p99_us), 1,
 		KP_MAX_THRESHOLD,
-		"client, rlat/wlat/slat",
+		"client, rlat/wlat/slat/alat",
 		"pass/fail: as max_lat, for the 99th percentile" },
 	[KP_OPT_SGE] = { "sge", KP_T_U32, KP_F(sge), 1, KP_MAX_SGE,
 		"",
@@ -184,6 +185,26 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_CQ_MOD] = { "cq_mod", KP_T_U32, KP_F(cq_mod), 1, KP_MAX_TXDEPTH,
 		"bw",
 		"signal one message of the stream in this many, and the last (perftest -Q; at most the window, and 16 MiB of messages); a completion retires those before it (default a quarter of the window; perftest's: 100 up to 8 KiB, 1 above, each at most its -t)" },
+	[KP_OPT_ALAT] = { "alat", KP_T_MODE, KP_F(mode), KP_MODE_ALAT, 0,
+		"",
+		"test mode: atomic latency, as ib_atomic_lat: one atomic (atomic=) on the first 8 bytes of the server's buffer at a time, timed from post to completion, the value each returns checked; size is 8.  The client sets the target first with a WRITE and reads it back after, and the server checks it too.  A device without atomics (IB_ATOMIC_NONE): -EOPNOTSUPP before connecting" },
+	[KP_OPT_ATOMIC] = { "atomic", KP_T_ATOMIC, KP_F(atomic), 0, 0,
+		"alat/bw",
+		"the atomic operation (perftest -A): fadd, fetch-and-add (the default), or cas, compare-and-swap, one in four of which is meant to fail (its compare value wrong) and is checked to; with bw a stream of them (test bw_atomic, as ib_atomic_bw), no more in flight than this side's initiator depth, the target's final value checked; not with read, send, duplex, sge or rw" },
+	[KP_OPT_QP_TIMEOUT] = { "qp_timeout", KP_T_U32, KP_F(qp_timeout), 0, 31,
+		"",
+		"this side's QP waits 4.096 us x 2^N for an ACK before it retransmits (perftest -u; its default 14, 67 ms); 0: for ever.  Default: the CM's (on RoCE from the packet life time, 0.27 s or more); each connection's dmesg line says what the QP holds" },
+	[KP_OPT_RETRY_COUNT] = { "retry_count", KP_T_U32, KP_F(retry_count), 0, 7,
+		"client",
+		"transport retries of both QPs, which take the client's from its connect request (perftest --retry_count, its default 7).  Default 6: rxe takes 7 as retry for ever, so a dead peer's QP would never fail" },
+	[KP_OPT_RATE_LIMIT] = { "rate_limit", KP_T_U32, KP_F(rate_limit), 1,
+		KP_MAX_THRESHOLD,
+		"client, bw",
+		"pace each stream to this many MiB/s in software, as perftest --rate_limit=N --rate_units=M --rate_limit_type=SW: a burst of burst_size messages starts no earlier than its bytes allow from the stream's start, so BW_average stays under the rate; not with duplex or atomic (perftest refuses atomics too), and with qps=N only where cpus= gives each QP a thread" },
+	[KP_OPT_BURST_SIZE] = { "burst_size", KP_T_U32, KP_F(burst_size), 1,
+		KP_MAX_TXDEPTH,
+		"client, bw",
+		"rate_limit's burst, in messages (perftest --burst_size; default, as perftest's, txdepth)" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -205,6 +226,19 @@ const char *kp_cq_name(enum kp_cq_ctx cq)
 	return kp_cq_names[cq];
 }
 
+static const char * const kp_atomic_names[] = {
+	[KP_ATOMIC_NONE] = "none",
+	[KP_ATOMIC_FADD] = "fadd",
+	[KP_ATOMIC_CAS] = "cas",
+};
+
+const char *kp_atomic_name(enum kp_atomic op)
+{
+	if ((unsigned int)op >= ARRAY_SIZE(kp_atomic_names))
+		return "?";
+	return kp_atomic_names[op];
+}
+
 const char *kp_mem_name(enum kp_mem mem)
 {
 	if ((unsigned int)mem >= ARRAY_SIZE(kp_mem_names))
@@ -221,6 +255,8 @@ static const char * const kp_mode_names[] = {
 	[KP_MODE_BW_READ] = "bw_read",
 	[KP_MODE_SLAT] = "slat",
 	[KP_MODE_BW_SEND] = "bw_send",
+	[KP_MODE_ALAT] = "alat",
+	[KP_MODE_BW_ATOMIC] = "bw_atomic",
 };
 
 const char *kp_mode_name(enum kp_mode mode)
@@ -567,7 +603,7 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 	if ((d->type == KP_T_U32 || d->type == KP_T_ADDR4 ||
 	     d->type == KP_T_ADDR6 || d->type == KP_T_MEM || d->type == KP_T_CQ ||
 	     d->type == KP_T_SIZES || d->type == KP_T_U64 ||
-	     d->type == KP_T_CPUS) != has_val) {
+	     d->type == KP_T_CPUS || d->type == KP_T_ATOMIC) != has_val) {
 		kp_err(err, errlen, has_val ? "option '%s' takes no value" :
 		       "option '%s' needs a value", d->name);
 		return -EINVAL;
@@ -640,6 +676,18 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 		}
 		o->cq = i;
 		break;
+	case KP_T_ATOMIC:
+		for (i = KP_ATOMIC_FADD; i <= KP_ATOMIC_CAS; i++)
+			if (strlen(kp_atomic_names[i]) == vlen &&
+			    !memcmp(val, kp_atomic_names[i], vlen))
+				break;
+		if (i > KP_ATOMIC_CAS) {
+			kp_err(err, errlen, "option '%s': '%.*s' is not fadd or cas",
+			       d->name, (int)(vlen > 16 ? 16 : vlen), val);
+			return -EINVAL;
+		}
+		o->atomic = i;
+		break;
 	case KP_T_SIZES:
 		ret = kp_parse_sizes(val, vlen, o, err, errlen);
 		if (ret)
@@ -681,7 +729,8 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 	static const int ids[] = { KP_OPT_SIZES, KP_OPT_DURATION,
 				   KP_OPT_PROGRESS, KP_OPT_WARMUP };
 	bool measured = o->mode == KP_MODE_RLAT || o->mode == KP_MODE_WLAT ||
-			o->mode == KP_MODE_SLAT || o->mode == KP_MODE_BW;
+			o->mode == KP_MODE_SLAT || o->mode == KP_MODE_BW ||
+			o->mode == KP_MODE_ALAT;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(ids); i++) {
@@ -695,7 +744,7 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		if (!measured) {
-			kp_err(err, errlen, "'%s' needs 'rlat', 'wlat', 'slat' or 'bw', not '%s'",
+			kp_err(err, errlen, "'%s' needs 'rlat', 'wlat', 'slat', 'alat' or 'bw', not '%s'",
 			       name, kp_mode_name(o->mode));
 			return -EINVAL;
 		}
@@ -713,7 +762,7 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 	}
 	if (o->events && (o->role != KP_ROLE_CLIENT ||
 			  o->mode == KP_MODE_PING)) {
-		kp_err(err, errlen, "'events' is for a client of rlat, wlat, slat, bw or fr (ping: 'poll' chooses)");
+		kp_err(err, errlen, "'events' is for a client of rlat, wlat, slat, alat, bw or fr (ping: 'poll' chooses)");
 		return -EINVAL;
 	}
 	if (o->expect_bw && (o->role != KP_ROLE_CLIENT || o->mode != KP_MODE_BW)) {
@@ -723,8 +772,9 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 	}
 	if ((o->max_lat_us || o->max_p99_us) &&
 	    (o->role != KP_ROLE_CLIENT || !(o->mode == KP_MODE_RLAT ||
-	     o->mode == KP_MODE_WLAT || o->mode == KP_MODE_SLAT))) {
-		kp_err(err, errlen, "'%s' is for a client of rlat, wlat or slat, not a %s %s",
+	     o->mode == KP_MODE_WLAT || o->mode == KP_MODE_SLAT ||
+	     o->mode == KP_MODE_ALAT))) {
+		kp_err(err, errlen, "'%s' is for a client of rlat, wlat, slat or alat, not a %s %s",
 		       o->max_lat_us ? "max_lat" : "max_p99",
 		       kp_mode_name(o->mode), kp_role_name(o->role));
 		return -EINVAL;
@@ -754,6 +804,34 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 		kp_err(err, errlen, "'rw' chooses its own SGEs and keys, and streams READs or WRITEs from the client: not with '%s'",
 		       o->duplex ? "duplex" : o->bw_send ? "send" :
 		       o->local_dma_lkey ? "local_dma_lkey" : "sge");
+		return -EINVAL;
+	}
+	if (kp_opt_given(o, KP_OPT_RETRY_COUNT) && o->role != KP_ROLE_CLIENT) {
+		kp_err(err, errlen, "'retry_count' is a client option: the server's QP takes the client's from its connect request");
+		return -EINVAL;
+	}
+	if ((o->rate_limit || o->burst_size) &&
+	    (o->role != KP_ROLE_CLIENT || o->mode != KP_MODE_BW ||
+	     o->duplex || o->atomic)) {
+		kp_err(err, errlen, "'%s' paces a client's bw stream: not %s%s",
+		       o->rate_limit ? "rate_limit" : "burst_size",
+		       o->role != KP_ROLE_CLIENT ? "a server" :
+		       o->mode != KP_MODE_BW ? kp_mode_name(o->mode) :
+		       o->duplex ? "duplex" : "atomics",
+		       o->role == KP_ROLE_CLIENT && o->mode != KP_MODE_BW ?
+		       "'s" : "");
+		return -EINVAL;
+	}
+	if (o->burst_size && !o->rate_limit) {
+		kp_err(err, errlen, "'burst_size' is rate_limit's burst: give 'rate_limit'");
+		return -EINVAL;
+	}
+	if (o->rate_limit && o->qps > o->ncpus && o->qps > 1) {
+		kp_err(err, errlen, "'rate_limit' paces a stream from its own thread: give 'cpus' as many CPUs as 'qps'");
+		return -EINVAL;
+	}
+	if (o->rw && o->atomic) {
+		kp_err(err, errlen, "'rw' moves READs and WRITEs, not atomics");
 		return -EINVAL;
 	}
 	if (o->events && o->cq == KP_CQ_DIRECT && kp_opt_given(o, KP_OPT_CQ)) {
@@ -830,6 +908,28 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 	if (o->bw_read && o->bw_send) {
 		kp_err(err, errlen, "'read' and 'send' are two different streams");
 		return -EINVAL;
+	}
+	if (o->atomic && o->mode != KP_MODE_ALAT && o->mode != KP_MODE_BW) {
+		kp_err(err, errlen, "'atomic' needs 'alat' or 'bw' (bw,atomic=: an atomic stream)");
+		return -EINVAL;
+	}
+	if (o->atomic && (o->bw_read || o->bw_send || o->duplex)) {
+		kp_err(err, errlen, "'atomic' is a stream of its own; not with '%s'",
+		       o->bw_read ? "read" : o->bw_send ? "send" : "duplex");
+		return -EINVAL;
+	}
+	if (kp_mode_atomic(o->mode) || o->atomic) {
+		/* perftest -A runs 8 bytes only, one SGE */
+		if (kp_opt_given(o, KP_OPT_SIZES) ||
+		    (kp_opt_given(o, KP_OPT_SIZE) && o->size != KP_ATOMIC_SIZE)) {
+			kp_err(err, errlen, "an atomic moves %u bytes: 'size' is %u or not given, 'sizes' not at all",
+			       KP_ATOMIC_SIZE, KP_ATOMIC_SIZE);
+			return -EINVAL;
+		}
+		if (o->sge > 1) {
+			kp_err(err, errlen, "an atomic's 8 bytes take one SGE: not with 'sge'");
+			return -EINVAL;
+		}
 	}
 	if ((o->bw_read || o->bw_send) && o->duplex) {
 		kp_err(err, errlen, "'duplex' streams WRITEs both ways; not with '%s'",
@@ -947,6 +1047,13 @@ int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
 		o->mode = KP_MODE_BW_READ;
 	if (o->bw_send)
 		o->mode = KP_MODE_BW_SEND;
+	if (o->atomic && o->mode == KP_MODE_BW)
+		o->mode = KP_MODE_BW_ATOMIC;
+	if (kp_mode_atomic(o->mode)) {
+		if (!o->atomic)
+			o->atomic = KP_ATOMIC_FADD;	/* perftest's default */
+		o->size = KP_ATOMIC_SIZE;
+	}
 	/* events sleep until the core's poll context wakes them */
 	if (o->events && !kp_opt_given(o, KP_OPT_CQ))
 		o->cq = KP_CQ_SOFTIRQ;
@@ -993,6 +1100,8 @@ int kp_opts_help(char *buf, size_t len)
 			snprintf(val, sizeof(val), "=host|npu");
 		else if (d->type == KP_T_CQ)
 			snprintf(val, sizeof(val), "=direct|softirq|workqueue|unbound");
+		else if (d->type == KP_T_ATOMIC)
+			snprintf(val, sizeof(val), "=fadd|cas");
 		else if (d->type == KP_T_SIZES)
 			snprintf(val, sizeof(val), "=N[-M][:...]");
 		else if (d->type == KP_T_U64)

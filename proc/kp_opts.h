@@ -58,13 +58,30 @@ enum kp_mode {
 	KP_MODE_BW_READ,	/* "bw,read": a stream of RDMA READs */
 	KP_MODE_SLAT,		/* SEND/RECV ping-pong */
 	KP_MODE_BW_SEND,	/* "bw,send": a stream of SENDs */
+	KP_MODE_ALAT,		/* atomic latency, as ib_atomic_lat */
+	KP_MODE_BW_ATOMIC,	/* "bw,atomic=": a stream of atomics */
 };
+
+/* atomic=: the operation of alat and bw_atomic (perftest -A) */
+enum kp_atomic {
+	KP_ATOMIC_NONE,
+	KP_ATOMIC_FADD,		/* fetch-and-add */
+	KP_ATOMIC_CAS,		/* compare-and-swap */
+};
+
+#define KP_ATOMIC_SIZE		8	/* an atomic's operand, bytes */
 
 /* The bandwidth modes: a stream, figures in MiB/s. */
 static inline bool kp_mode_bw(enum kp_mode mode)
 {
 	return mode == KP_MODE_BW || mode == KP_MODE_BW_READ ||
-	       mode == KP_MODE_BW_SEND;
+	       mode == KP_MODE_BW_SEND || mode == KP_MODE_BW_ATOMIC;
+}
+
+/* The atomic modes: 8 bytes of the server's buffer, its first. */
+static inline bool kp_mode_atomic(enum kp_mode mode)
+{
+	return mode == KP_MODE_ALAT || mode == KP_MODE_BW_ATOMIC;
 }
 
 /* The ping-pong modes: half the round trip is reported. */
@@ -126,6 +143,11 @@ struct kp_opts {
 	bool light;			/* wlat, slat: the lighter method */
 	u32 inline_max;			/* bytes a WRITE or SEND may carry inline */
 	u32 cq_mod;			/* bw: one message in this many signalled */
+	enum kp_atomic atomic;		/* alat, bw: the atomic operation */
+	u32 qp_timeout;			/* the QP's ACK timeout exponent */
+	u32 retry_count;		/* the QPs' transport retries */
+	u32 rate_limit;			/* bw: MiB/s a stream is paced to, 0: none */
+	u32 burst_size;			/* ... in bursts of this many messages */
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
 	u32 ncpus;			/* 0: all in the writer's thread */
@@ -182,6 +204,12 @@ enum kp_opt_id {
 	KP_OPT_LIGHT,
 	KP_OPT_INLINE,
 	KP_OPT_CQ_MOD,
+	KP_OPT_ALAT,
+	KP_OPT_ATOMIC,
+	KP_OPT_QP_TIMEOUT,
+	KP_OPT_RETRY_COUNT,
+	KP_OPT_RATE_LIMIT,
+	KP_OPT_BURST_SIZE,
 	KP_OPT_NR,
 };
 
@@ -205,6 +233,7 @@ const char *kp_mode_name(enum kp_mode mode);
 const char *kp_role_name(enum kp_role role);
 const char *kp_mem_name(enum kp_mem mem);
 const char *kp_cq_name(enum kp_cq_ctx cq);
+const char *kp_atomic_name(enum kp_atomic op);
 
 /* Format @a as text ("192.0.2.1", "fe80::1%eth0") into @buf. */
 int kp_addr_format(const struct kp_addr *a, char *buf, size_t len);

@@ -613,10 +613,11 @@ int kp_ping_format(char *buf, size_t len, u32 rounds, u32 bytes,
 int kp_record_header(char *buf, size_t len)
 {
 	return snprintf(buf, len,
-			"%-4s %-6s %-4s %-4s %-12s %-8s %10s %14s %10s %14s %10s %14s %10s %14s\n",
+			"%-4s %-6s %-4s %-4s %-12s %-8s %10s %14s %10s %14s %10s %14s %10s %14s %11s %14s\n",
 			"id", "role", "mode", "mem", "device", "state",
 			"send_msgs", "send_bytes", "recv_msgs", "recv_bytes",
-			"read_msgs", "read_bytes", "write_msgs", "write_bytes");
+			"read_msgs", "read_bytes", "write_msgs", "write_bytes",
+			"atomic_msgs", "atomic_bytes");
 }
 
 int kp_record_format(char *buf, size_t len, u32 id, const char *role,
@@ -624,7 +625,7 @@ int kp_record_format(char *buf, size_t len, u32 id, const char *role,
 		     const char *state, const struct kp_counters *c)
 {
 	return snprintf(buf, len,
-			"%-4u %-6s %-4s %-4s %-12s %-8s %10llu %14llu %10llu %14llu %10llu %14llu %10llu %14llu\n",
+			"%-4u %-6s %-4s %-4s %-12s %-8s %10llu %14llu %10llu %14llu %10llu %14llu %10llu %14llu %11llu %14llu\n",
 			id, role, mode, mem, dev, state,
 			(unsigned long long)c->send_msgs,
 			(unsigned long long)c->send_bytes,
@@ -633,7 +634,9 @@ int kp_record_format(char *buf, size_t len, u32 id, const char *role,
 			(unsigned long long)c->read_msgs,
 			(unsigned long long)c->read_bytes,
 			(unsigned long long)c->write_msgs,
-			(unsigned long long)c->write_bytes);
+			(unsigned long long)c->write_bytes,
+			(unsigned long long)c->atomic_msgs,
+			(unsigned long long)c->atomic_bytes);
 }
 
 int kp_progress_format(char *buf, size_t len, const char *mode,

@@ -193,6 +193,7 @@ struct kp_counters {
 	u64 recv_msgs, recv_bytes;
 	u64 read_msgs, read_bytes;
 	u64 write_msgs, write_bytes;
+	u64 atomic_msgs, atomic_bytes;	/* 8 bytes each, as their operand */
 };
 
 /*

@@ -286,7 +286,7 @@ static void test_junk(void)
 
 static void test_help(void)
 {
-	char buf[8192];
+	static char buf[16384];
 	int n = kp_opts_help(buf, sizeof(buf));
 	static const char * const names[] = {
 		"server", "client", "addr=", "addr6=", "port=", "tos=", "count=",
@@ -299,7 +299,9 @@ static void test_help(void)
 		"cpus=N[-M][:...]", "probe=", "imm",
 		"cq=direct|softirq|workqueue|unbound", "expect_bw=1..10000000",
 		"max_lat=1..10000000", "max_p99=1..10000000", "sge=1..16",
-		"rw", "light", "inline=", "cq_mod=1..1024",
+		"rw", "light", "inline=", "cq_mod=1..1024", "alat",
+		"atomic=fadd|cas", "qp_timeout=0..31", "retry_count=0..7",
+		"rate_limit=1..10000000", "burst_size=1..1024",
 	};
 	unsigned int i;
 
@@ -576,9 +578,9 @@ static void test_thresholds(void)
 	expect_err("server,addr=192.0.2.1,port=1,bw,expect_bw=10", -EINVAL,
 		   "'expect_bw' is for a bw client");
 	expect_err(BASE ",bw,max_lat=10", -EINVAL,
-		   "'max_lat' is for a client of rlat, wlat or slat");
+		   "'max_lat' is for a client of rlat, wlat, slat or alat");
 	expect_err(BASE ",max_p99=10", -EINVAL,
-		   "'max_p99' is for a client of rlat, wlat or slat");
+		   "'max_p99' is for a client of rlat, wlat, slat or alat");
 	expect_err(BASE ",fr,max_lat=10", -EINVAL, "not a fr client");
 }
 
@@ -660,8 +662,79 @@ static void test_cq_mod(void)
 		   "'cq_mod' moderates a bw stream's completions, not wlat's");
 }
 
+/* alat, bw,atomic=: perftest -A, 8 bytes, one SGE */
+static void test_atomic(void)
+{
+	expect_ok(BASE ",alat");
+	KT_CHECK(o.mode == KP_MODE_ALAT && o.atomic == KP_ATOMIC_FADD &&
+		 o.size == 8 && o.nsizes == 1 && o.sizes[0] == 8,
+		 "alat: fadd of 8 bytes by default (%u %u %u)", o.mode,
+		 o.atomic, o.size);
+	expect_ok(BASE ",alat,atomic=cas,size=8,max_lat=100");
+	KT_CHECK(o.atomic == KP_ATOMIC_CAS, "atomic=cas %u", o.atomic);
+	expect_ok(BASE ",bw,atomic=fadd,qps=2,cq_mod=4");
+	KT_CHECK(o.mode == KP_MODE_BW_ATOMIC && o.size == 8 && o.qps == 2,
+		 "bw,atomic=fadd is bw_atomic %u", o.mode);
+	expect_ok("server,addr=192.0.2.1,port=9,bw,atomic=cas");
+	KT_CHECK(o.mode == KP_MODE_BW_ATOMIC, "server bw_atomic %u", o.mode);
+	expect_ok("server,addr=192.0.2.1,port=9,alat");
+	KT_CHECK(!kp_opt_given(&o, KP_OPT_ATOMIC), "server: no atomic= given");
+	expect_err(BASE ",alat,atomic=xor", -EINVAL, "is not fadd or cas");
+	expect_err(BASE ",alat,atomic", -EINVAL, "needs a value");
+	expect_err(BASE ",rlat,atomic=fadd", -EINVAL, "'atomic' needs 'alat' or 'bw'");
+	expect_err(BASE ",bw,read,atomic=fadd", -EINVAL, "not with 'read'");
+	expect_err(BASE ",bw,send,atomic=fadd", -EINVAL, "not with 'send'");
+	expect_err(BASE ",bw,duplex,atomic=cas", -EINVAL, "not with 'duplex'");
+	expect_err(BASE ",alat,size=64", -EINVAL, "an atomic moves 8 bytes");
+	expect_err(BASE ",bw,atomic=fadd,sizes=8:16", -EINVAL,
+		   "an atomic moves 8 bytes");
+	expect_err(BASE ",alat,sge=2", -EINVAL, "take one SGE");
+	expect_err(BASE ",bw,atomic=fadd,rw", -EINVAL, "not atomics");
+	expect_err(BASE ",alat,light", -EINVAL, "'light' is a method");
+	expect_err(BASE ",alat,cq_mod=2", -EINVAL, "'cq_mod' moderates");
+	expect_err(BASE ",alat,wlat", -EINVAL, "one test mode only");
+}
+
+/* qp_timeout= (perftest -u) on either side, retry_count= the client's */
+static void test_qp_timers(void)
+{
+	expect_ok(BASE ",qp_timeout=14,retry_count=3");
+	KT_CHECK(o.qp_timeout == 14 && o.retry_count == 3 &&
+		 kp_opt_given(&o, KP_OPT_QP_TIMEOUT), "qp_timeout=14,retry_count=3");
+	expect_ok(BASE ",retry_count=0,qp_timeout=0");
+	KT_CHECK(!o.retry_count && kp_opt_given(&o, KP_OPT_RETRY_COUNT),
+		 "retry_count=0 given");
+	expect_ok("server,addr=192.0.2.1,port=9,qp_timeout=31");
+	expect_err("server,addr=192.0.2.1,port=9,retry_count=3", -EINVAL,
+		   "'retry_count' is a client option");
+	expect_err(BASE ",qp_timeout=32", -ERANGE, "qp_timeout");
+	expect_err(BASE ",retry_count=8", -ERANGE, "retry_count");
+}
+
+/* rate_limit=, burst_size=: perftest's software limiter, bw clients */
+static void test_rate_limit(void)
+{
+	expect_ok(BASE ",bw,rate_limit=5,burst_size=8");
+	KT_CHECK(o.rate_limit == 5 && o.burst_size == 8, "rate 5 burst 8");
+	expect_ok(BASE ",bw,read,rate_limit=100");
+	KT_CHECK(!o.burst_size, "burst_size: the window's by default");
+	expect_ok(BASE ",bw,send,rate_limit=1,qps=2,cpus=0:1");
+	expect_err(BASE ",bw,rate_limit=5,qps=2", -EINVAL, "give 'cpus'");
+	expect_err(BASE ",bw,burst_size=8", -EINVAL, "give 'rate_limit'");
+	expect_err(BASE ",rlat,rate_limit=5", -EINVAL, "not rlat's");
+	expect_err(BASE ",bw,duplex,rate_limit=5", -EINVAL, "not duplex");
+	expect_err(BASE ",bw,atomic=fadd,rate_limit=5", -EINVAL, "not atomics");
+	expect_err("server,addr=192.0.2.1,port=9,bw,rate_limit=5", -EINVAL,
+		   "not a server");
+	expect_err(BASE ",bw,rate_limit=0", -ERANGE, "rate_limit");
+	expect_err(BASE ",bw,rate_limit=1,burst_size=1025", -ERANGE, "burst_size");
+}
+
 int main(void)
 {
+	test_rate_limit();
+	test_qp_timers();
+	test_atomic();
 	test_light();
 	test_inline();
 	test_cq_mod();

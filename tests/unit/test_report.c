@@ -514,25 +514,28 @@ static void test_record_max(void)
 
 static void test_records(void)
 {
-	struct kp_counters c = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct kp_counters c = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
 	char head[512], line[512];
-	char hw[16][32], lw[16][32];
+	char hw[18][32], lw[18][32];
 	int nh, nl, i;
 
 	kp_record_header(head, sizeof(head));
 	kp_record_format(line, sizeof(line), 42, "client", "bw", "npu", "rxe0",
 			 "done", &c);
-	nh = sscanf(head, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
+	nh = sscanf(head, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
 		    hw[0], hw[1], hw[2], hw[3], hw[4], hw[5], hw[6], hw[7],
-		    hw[8], hw[9], hw[10], hw[11], hw[12], hw[13]);
-	nl = sscanf(line, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
+		    hw[8], hw[9], hw[10], hw[11], hw[12], hw[13], hw[14],
+		    hw[15]);
+	nl = sscanf(line, "%31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s %31s",
 		    lw[0], lw[1], lw[2], lw[3], lw[4], lw[5], lw[6], lw[7],
-		    lw[8], lw[9], lw[10], lw[11], lw[12], lw[13]);
-	KT_CHECK(nh == 14 && nl == 14, "columns %d %d", nh, nl);
+		    lw[8], lw[9], lw[10], lw[11], lw[12], lw[13], lw[14],
+		    lw[15]);
+	KT_CHECK(nh == 16 && nl == 16 && !strcmp(hw[14], "atomic_msgs"),
+		 "columns %d %d", nh, nl);
 	KT_CHECK(!strcmp(lw[0], "42") && !strcmp(lw[1], "client") &&
 		 !strcmp(lw[3], "npu") && !strcmp(hw[3], "mem") &&
 		 !strcmp(lw[4], "rxe0") && !strcmp(lw[5], "done"), "record");
-	for (i = 6; i < 14 && i < nl; i++)
+	for (i = 6; i < 16 && i < nl; i++)
 		KT_CHECK(atoi(lw[i]) == i - 5, "counter %s=%s", hw[i], lw[i]);
 	kp_ping_format(line, sizeof(line), 10, 4096, true);
 	KT_CHECK(!strcmp(line, "ping #bytes=4096 rounds=10 validated=yes"),

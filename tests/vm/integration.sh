@@ -138,6 +138,30 @@ t_qp_attrs() {
 }
 kp_test qp-attrs t_qp_attrs
 
+# qp_timeout= (perftest -u) sets each side's ACK timeout, retry_count=
+# (perftest --retry_count) both QPs' transport retries, through the
+# client's connect request; each read back from the device (ib_query_qp).
+# Without them: the CM's timeout, and 6 retries (rxe takes 7 for ever).
+t_qp_timers() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,qp_timeout=20" "addr=$A,port=$PORT,rlat,count=20,qp_timeout=14,retry_count=3"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "srv=$SRV cli=$CLI"; return 1; }
+	for m in "$CID 14" "$SID 20"; do
+		set -- $m
+		l=$(dmesg | grep "krping_npu $1: connection 0: ACK timeout " | sed 's/.*connection 0: //')
+		[ "$l" = "ACK timeout $2, transport retries 3, RNR retries 7" ] ||
+			{ kp_why "test $1: '$l'"; return 1; }
+	done
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,rlat,count=20"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "srv=$SRV cli=$CLI"; return 1; }
+	l=$(dmesg | grep "krping_npu $CID: connection 0: ACK timeout " | sed 's/.*connection 0: //')
+	case "$l" in "ACK timeout "[1-9]*", transport retries 6, RNR retries 7") ;;
+	*) kp_why "defaults: '$l'"; return 1 ;; esac
+	kp_log "qp timers: 14 and 20 as asked, 3 retries from the client; the CM's own: ${l%%,*}"
+}
+kp_test qp-timers t_qp_timers
+
 # wlat's two variants: plain writes seen by polling the buffer's last
 # byte (as ib_write_lat), or with immediate data (imm, and events, which
 # sleeps on completions); the result says which ran, and by which
@@ -191,6 +215,30 @@ t_bw() {
 kp_test bw-64KiB t_bw 65536 300 ""
 kp_test bw-4KiB-txdepth8 t_bw 4096 500 ",txdepth=8"
 kp_test bw-duplex t_bw 16384 300 ",duplex"
+
+# rate_limit= (perftest's software limiter): 400 writes of 4 KiB in
+# bursts of 8 paced to 2 MiB/s cannot average more than 2 x 400/392 MiB/s
+# (the last burst starts no earlier than the 392 messages before it
+# allow), whatever the host's speed; the same stream unpaced, first,
+# proves there was something to hold back (else a SKIP).  The pace is in
+# the result's own figure, BW_average.
+t_rate_limit() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,size=4096,count=400"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "unpaced: srv=$SRV cli=$CLI"; return 1; }
+	free=$(kp_num "$(kp_res $CID)" 'BW_average[MiB/sec]')
+	bound=$(awk 'BEGIN { print 2 * 400 / 392 }')
+	kp_fcmp "$free" '>' "$bound" || { kp_skipped "unpaced stream at $free MiB/s: nothing to hold back"; return; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,size=4096,count=400,rate_limit=2,burst_size=8"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "paced: srv=$SRV cli=$CLI"; return 1; }
+	r=$(kp_res $CID)
+	kp_check_bw "$r" 4096 400 || return 1
+	avg=$(kp_num "$r" 'BW_average[MiB/sec]')
+	kp_fcmp "$avg" '<=' "$bound" || { kp_why "paced to 2 MiB/s, averaged $avg (bound $bound): $r"; return 1; }
+	kp_log "rate_limit: 4 KiB writes at $free MiB/s unpaced, $avg paced to 2 MiB/s in bursts of 8"
+}
+kp_test rate-limit t_rate_limit
 
 # cq=CTX: the core's CQ API in each poll context (ib_alloc_cq()), every
 # mode family on it.  Both sides' CQs are the core's in that context, as
@@ -589,6 +637,37 @@ t_co_runner() {
 	kp_log "co-runner: wlat 64 B t_typical $idle us alone, $load us beside a busy task; shared $shared, yields $(kp_num "$r" yields), late $(kp_num "$r" late)"
 }
 kp_test co-runner t_co_runner
+
+# atomics (perftest -A) on the server's first 8 bytes, every value
+# checked: alat's each return, the target read back by the client and
+# checked by the server in its memory (kp_atomics), fetch-and-add and
+# compare-and-swap (one in four meant to fail, its target untouched), a
+# stream of each too, two QPs of them each with its own target; a server
+# told one operation refuses a client of the other.
+t_atomic() {
+	for m in "alat 200 0 1 fadd alat" "alat,atomic=cas 200 50 1 cas alat" \
+		"bw,atomic=fadd,txdepth=32 500 0 1 fadd bw_atomic" \
+		"bw,atomic=cas,qps=2 400 100 2 cas bw_atomic"; do
+		set -- $m
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$1,count=$2"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$1: srv=$SRV cli=$CLI"; return 1; }
+		r=$(kp_res $CID | head -1)
+		case $6 in
+		alat) kp_check_lat "$r" alat 8 "$2" || return 1
+			[ "$(kp_num "$r" variant)" = "$5" ] || { kp_why "variant: $r"; return 1; } ;;
+		*) kp_check_bw "$r" 8 $(($2 * $4)) bw_atomic || return 1 ;;
+		esac
+		kp_atomics $CID $SID "$5" "$6" "$2" "$3" "$4" || return 1
+	done
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,alat,atomic=fadd" "addr=$A,port=$PORT,alat,atomic=cas,count=10"
+	[ "$SRV" = "errno=71" ] && [ "$CLI" = "errno=71" ] ||
+		{ kp_why "fadd server, cas client: want EPROTO both sides: srv=$SRV cli=$CLI"; return 1; }
+	kp_log "atomics: alat fadd and cas (50 of 200 meant to fail), each value checked; bw_atomic fadd and cas on 2 QPs; targets checked on both sides"
+}
+kp_test atomics t_atomic
 
 # a server started for one mode refuses a client of another
 t_mode_mismatch() {

@@ -192,6 +192,27 @@ kp_pair() {
 	CID=$(kp_new_id "$base" client)
 }
 
+# kp_atomics ID SID OP MODE N MISS QPS: test ID's client and SID's server
+# each said, for each of QPS connections, that its target ended where N
+# atomics of OP, MISS of them compare-and-swaps meant to fail, leave it
+# from kp_atomic.c's start (0x1fffffff0, each add 0x100000001), and the
+# client's record counts the N x QPS atomics of 8 bytes.
+kp_atomics() {
+	want=$(printf '0x%016x' $((0x1fffffff0 + ($5 - $6) * 0x100000001)))
+	each=""
+	[ "$4" = alat ] && each=", each returned value as expected"
+	q=0
+	while [ $q -lt "$7" ]; do
+		n=$(dmesg | grep -c "krping_npu $1: $3: conn $q: $5 atomics ($6 meant to fail)$each, the target read back as $want\$") &&
+			[ "$n" = 1 ] || { kp_why "client $1 conn $q: $n lines for $5 $3 ending at $want"; return 1; }
+		n=$(dmesg | grep -c "krping_npu $2: $4: conn $q: the target holds $want, as the client's atomics left it") &&
+			[ "$n" = 1 ] || { kp_why "server $2 conn $q: $n lines for $want"; return 1; }
+		q=$((q + 1))
+	done
+	[ "$(kp_col "$1" 15)" = $(($5 * $7)) ] && [ "$(kp_col "$1" 16)" = $((8 * $5 * $7)) ] ||
+		{ kp_why "atomic counters: $(kp_rec "$1")"; return 1; }
+}
+
 # kp_fcmp A OP B: compare two numeric expressions (our own numbers only).
 kp_fcmp() { awk "BEGIN { exit !(($1) $2 ($3)) }"; }
 

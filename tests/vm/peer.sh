@@ -279,6 +279,24 @@ kp_test npu-wlat-imm-server-npu t_npu_wlat_variant npu host
 kp_test npu-wlat-imm-client-npu t_npu_wlat_variant host npu
 kp_test npu-bw t_npu_pair npu npu "bw,size=65536,count=200" bw 65536 200
 kp_test npu-bw-duplex-mixed t_npu_pair host npu "bw,duplex,size=65536,count=100" bw 65536 100
+# atomics on NPU memory through peer MRs, as a training job's one-sided
+# sync uses them: the server's target and the client's sink in NPU
+# memory, alat's compare-and-swaps (25 of 100 meant to fail) and a
+# stream of fetch-and-adds, every value checked on both sides
+t_npu_atomic() {
+	for m in "alat,atomic=cas 100 25 cas alat" "bw,atomic=fadd 300 0 fadd bw_atomic"; do
+		set -- $m
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT,mem=npu" "addr=$A,port=$PORT,mem=npu,$1,count=$2"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$1: srv=$SRV cli=$CLI"; return 1; }
+		[ "$(kp_col $SID 4)" = npu ] && [ "$(kp_col $CID 4)" = npu ] ||
+			{ kp_why "mem columns: $(kp_rec $SID) / $(kp_rec $CID)"; return 1; }
+		kp_atomics $CID $SID "$4" "$5" "$2" "$3" 1 || return 1
+	done
+	zero "the atomics"
+}
+kp_test npu-atomics t_npu_atomic
 
 # rw over NPU memory: rdma_rw maps struct pages, which RAM-backed HBM has
 # and a BAR has not.  Over RAM, rlat, bw,read and bw move it through
