@@ -71,7 +71,7 @@ busy_pct() {
 # perftest -n); events: sleeping on completion events (row MODE-events)
 ours() {
 	mode=$1 size=$2 mem=$3 n=$(iters "$1" "$2") m=$1 q=${4:-1} qo= label=$1
-	case $mode in bw_read) m=bw,read ;; bw_send) m=bw,send ;; esac
+	case $mode in bw_read) m=bw,read ;; bw_send) m=bw,send ;; bw_atomic) m=bw,atomic=fadd ;; esac
 	[ "$q" -le 1 ] || { qo=",qps=$q"; label=$mode-q$q; }
 	[ "${5:-}" != events ] || { qo="$qo,events"; label=$label-events; }
 	case $mode in bw*) qo="$qo,cq_mod=$(cqm "$size")" ;; esac
@@ -96,7 +96,7 @@ ours() {
 stalls() {
 	awk -F', ' -v m="$1" -v f="$2" '$1 * f >= m * f + 1000 { n += $2 } $1 != "" { seen = 1 } END { print seen ? n + 0 : "n/a" }'
 }
-rtt_factor() { case $1 in rlat) echo 1 ;; *) echo 2 ;; esac; }
+rtt_factor() { case $1 in rlat | alat) echo 1 ;; *) echo 2 ;; esac; }
 # hist ID N: test ID's histogram from its JSON, "usec, count" a line; its
 # counts must add up to the N round trips, or it says so on the console
 # and prints nothing (stalls then reads "n/a", never 0)
@@ -196,6 +196,11 @@ while [ $rep -lt "$REPS" ]; do
 			# (ib_write_lat has no -e: wlat's events run is imm, not its twin)
 			theirs ib_read_lat rlat $size 1 events; ours rlat $size host 1 events
 			theirs ib_send_lat slat $size 1 events; ours slat $size host 1 events
+			# atomics: 8 bytes, fetch-and-add (perftest -A's default)
+			theirs ib_atomic_lat alat 8; ours alat 8 host; ours alat 8 npu
+			if [ "$LAT_ONLY" != 1 ]; then
+				ours bw_atomic 8 npu; ours bw_atomic 8 host; theirs ib_atomic_bw bw_atomic 8
+			fi
 		fi
 		[ "$LAT_ONLY" = 1 ] && continue
 		ours bw $size npu; ours bw $size host; theirs ib_write_bw bw $size
