@@ -13,7 +13,9 @@
  * completion retires the unsignaled writes before it.  A client's warmup= writes go first, as a stream of
  * their own, untimed.  With bw,send (bw_send) the stream is of SENDs
  * into the server's posted receives (kp_send.c), the last one marked by
- * immediate data; skips go first.  With qps=N each connection has its
+ * immediate data; skips go first.  With imm every message carries its
+ * number as immediate data, SENDs or (bw_imm) WRITEs, which complete
+ * the server's receives just as SENDs do.  With qps=N each connection has its
  * own stream; kp_lanes.c steps them (kp_bw_step()) from one thread, or
  * gives a thread a connection of its own (kp_bw_lane()).  rate_limit=
  * paces a stream in software as perftest's limiter does: a burst starts
@@ -38,13 +40,13 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 	struct kp_stream *st = &c->stream;
 	bool at = c->t->mode == KP_MODE_BW_ATOMIC;
 	bool rd = c->t->mode == KP_MODE_BW_READ || at;
-	bool snd = c->t->mode == KP_MODE_BW_SEND;
+	bool snd = kp_mode_sink(c->t->mode);
 
 	kp_stream_reset(st);
 	st->op = at ? IB_WR_ATOMIC_FETCH_AND_ADD : rd ? IB_WR_RDMA_READ :
-		 snd ? IB_WR_SEND : IB_WR_RDMA_WRITE;
+		 c->t->mode == KP_MODE_BW_SEND ? IB_WR_SEND : IB_WR_RDMA_WRITE;
 	st->kind = at ? KP_WR_ATOMIC : rd ? KP_WR_READ :
-		   snd ? KP_WR_DATA_SEND : KP_WR_WRITE;
+		   c->t->mode == KP_MODE_BW_SEND ? KP_WR_DATA_SEND : KP_WR_WRITE;
 	/*
 	 * READs and atomics: no more posted ahead than this side's
 	 * initiator depth; SENDs: the send queue keeps room for skips.
@@ -126,7 +128,9 @@ static int kp_bw_post(struct kp_conn *c)
 	int ret;
 
 	while (!st->stop && st->posted - st->done < st->depth) {
+		enum ib_wr_opcode op = st->op;
 		bool last, signal, mark;
+		u32 imm = 0;
 
 		ret = kp_bw_pace(c);
 		if (ret)
@@ -135,7 +139,18 @@ static int kp_bw_post(struct kp_conn *c)
 		       st->posted + 1 == st->warm;
 		signal = (st->posted + 1) % st->sig == 0 || last;
 		/* the server stops at the stream's marked message */
-		mark = st->op == IB_WR_SEND && timed && last;
+		mark = kp_mode_sink(c->t->mode) && timed && last;
+		if (c->t->imm_stream) {
+			/* its number in the size's stream, warm-up included */
+			imm = (u32)c->imm_seq++ & ~KP_IMM_LAST;
+			op = op == IB_WR_SEND ? IB_WR_SEND_WITH_IMM :
+			     IB_WR_RDMA_WRITE_WITH_IMM;
+		}
+		if (mark) {
+			imm |= KP_IMM_LAST;
+			op = op == IB_WR_RDMA_WRITE ? IB_WR_RDMA_WRITE_WITH_IMM :
+			     op == IB_WR_SEND ? IB_WR_SEND_WITH_IMM : op;
+		}
 
 		/*
 		 * A post can carry a software device's work for both sides
@@ -153,10 +168,9 @@ static int kp_bw_post(struct kp_conn *c)
 					     st->posted << KP_WR_IDX_SHIFT,
 					     signal, NULL);
 		else
-			ret = kp_post_rdma(c, mark ? IB_WR_SEND_WITH_IMM : st->op,
-					   &c->rdma, c->t->size,
+			ret = kp_post_rdma(c, op, &c->rdma, c->t->size,
 					   st->kind | st->posted << KP_WR_IDX_SHIFT,
-					   signal, mark ? KP_IMM_LAST : 0);
+					   signal, imm);
 		if (ret)
 			return ret;
 		st->posted++;

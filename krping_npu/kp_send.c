@@ -24,6 +24,29 @@
 #define KP_SLAT_SIGNAL	16	/* signal one ping in this many */
 
 /*
+ * imm (bw_imm, bw_send with imm): every data message's immediate is its
+ * number in the size's stream, which the client counts from 0 with its
+ * warm-up; the last has KP_IMM_LAST too.
+ */
+static int kp_send_take_imm(struct kp_conn *c, const struct ib_wc *wc,
+			    u32 *got, bool *last)
+{
+	u32 want = (u32)(c->stream.done + *got) & ~KP_IMM_LAST;
+	u32 imm = be32_to_cpu(wc->ex.imm_data);
+
+	if (!(wc->wc_flags & IB_WC_WITH_IMM) || (imm & ~KP_IMM_LAST) != want) {
+		kp_err(c->t, "%s: message %u of the stream carries %s0x%x, not its number",
+		       kp_mode_name(c->t->mode), want,
+		       wc->wc_flags & IB_WC_WITH_IMM ? "immediate " :
+		       "no immediate, ", imm);
+		return -EPROTO;
+	}
+	(*got)++;
+	*last = imm & KP_IMM_LAST;
+	return 0;
+}
+
+/*
  * A completion of the data phase: @*got counts the data messages, @*last
  * is set by the one with KP_IMM_LAST.  Skips must all come before data;
  * nothing else may arrive.
@@ -47,6 +70,8 @@ static int kp_send_take(struct kp_conn *c, const struct ib_wc *wc, u32 *got,
 			       *last ? ", after the last" : "");
 			return -EPROTO;
 		}
+		if (c->t->imm_stream)
+			return kp_send_take_imm(c, wc, got, last);
 		(*got)++;
 		if (wc->wc_flags & IB_WC_WITH_IMM) {
 			if (be32_to_cpu(wc->ex.imm_data) != KP_IMM_LAST) {
@@ -238,11 +263,16 @@ int kp_send_sink(struct kp_test *t)
 	for (i = 0; i < t->nconns; i++)
 		total += t->conns[i]->stream.done;
 	if (t->nconns > 1)
-		kp_rec_result(t, "bw_send served #bytes=%u #messages=%llu #qps=%u",
-			      t->size, (unsigned long long)total, t->nconns);
+		kp_rec_result(t, "%s served #bytes=%u #messages=%llu #qps=%u",
+			      kp_mode_name(t->mode), t->size,
+			      (unsigned long long)total, t->nconns);
 	else
-		kp_rec_result(t, "bw_send served #bytes=%u #messages=%llu",
-			      t->size, (unsigned long long)total);
+		kp_rec_result(t, "%s served #bytes=%u #messages=%llu",
+			      kp_mode_name(t->mode), t->size,
+			      (unsigned long long)total);
+	if (t->imm_stream)
+		kp_info(t, "%s: %llu messages, each one's immediate data its number in the stream",
+			kp_mode_name(t->mode), (unsigned long long)total);
 	return 0;
 }
 

@@ -58,8 +58,8 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 	h->type = type;
 	h->mode = c->t->mode;
 	h->flags = flags | (c->t->duplex ? KP_HELLO_DUPLEX : 0) |
-		   (c->t->mode == KP_MODE_WLAT && c->t->wlat_imm ?
-		    KP_HELLO_IMM : 0) |
+		   ((c->t->mode == KP_MODE_WLAT && c->t->wlat_imm) ||
+		    c->t->imm_stream ? KP_HELLO_IMM : 0) |
 		   (c->t->opts.atomic == KP_ATOMIC_CAS ? KP_HELLO_CAS : 0);
 	h->count = cpu_to_be32(c->t->count);
 	h->status = cpu_to_be32(-status);
@@ -229,6 +229,7 @@ static int kp_test_client_open(struct kp_conn *c)
 	ret = kp_test_prepare(c);
 	if (ret)
 		return ret;
+	c->imm_seq = 0;
 	if (c->t->mode == KP_MODE_SLAT) {
 		/* the server's answers: behind what the ACK leaves */
 		ret = kp_rq_hold(c, 1);
@@ -278,7 +279,7 @@ static int kp_test_client_close(struct kp_conn *c, bool more)
 	u32 status;
 	int ret;
 
-	if (c->t->mode == KP_MODE_BW_SEND) {
+	if (kp_mode_sink(c->t->mode)) {
 		/* the server's data receives left over take skips too */
 		ret = kp_check_hello(c, KP_MSG_SKIP, false);
 		if (ret)
@@ -352,6 +353,7 @@ static int kp_test_run(struct kp_test *t)
 	case KP_MODE_BW_ATOMIC:
 		return client ? kp_lanes_bw(t) : kp_test_served(t);
 	case KP_MODE_BW_SEND:
+	case KP_MODE_BW_IMM:
 		return client ? kp_lanes_bw(t) : kp_send_sink(t);
 	default:
 		return kp_test_served(t);
@@ -483,6 +485,7 @@ int kp_test_client(struct kp_test *t)
 	/* this side cannot poll its buffer: NPU memory, or asleep on events */
 	t->wlat_imm = t->opts.wlat_imm || t->opts.mem == KP_MEM_NPU ||
 		      t->opts.events;
+	t->imm_stream = t->opts.wlat_imm && kp_mode_sink(t->mode);
 
 	for (k = 0; k < t->opts.nsizes; k++) {
 		t->size = t->opts.sizes[k];
@@ -525,6 +528,8 @@ static int kp_test_check(struct kp_conn *c)
 		/* as the client asks, or as NPU memory here needs */
 		t->wlat_imm = (h->flags & KP_HELLO_IMM) ||
 			      t->opts.mem == KP_MEM_NPU;
+		t->imm_stream = (h->flags & KP_HELLO_IMM) &&
+				kp_mode_sink(mode);
 	}
 	if (mode != KP_MODE_RLAT && mode != KP_MODE_WLAT &&
 	    mode != KP_MODE_SLAT && !kp_mode_bw(mode) && mode != KP_MODE_FR &&
@@ -547,6 +552,10 @@ static int kp_test_check(struct kp_conn *c)
 	if (duplex && mode != KP_MODE_BW) {
 		kp_err(t, "client asks for a duplex %s", kp_mode_name(mode));
 		return -EINVAL;
+	}
+	if (mode == KP_MODE_BW_IMM && !(h->flags & KP_HELLO_IMM)) {
+		kp_err(t, "client asks for bw_imm without numbered immediates");
+		return -EPROTO;
 	}
 	if (kp_mode_atomic(mode)) {
 		if (size != KP_ATOMIC_SIZE) {
@@ -633,7 +642,7 @@ static int kp_test_server_close(struct kp_conn *c)
 	const struct kp_hello *h = c->recv_msg;
 	int ret;
 
-	if (t->mode == KP_MODE_BW_SEND) {
+	if (kp_mode_sink(t->mode)) {
 		ret = kp_send_hello(c, KP_MSG_SKIP, 0, 0, c->rq_data) ?:
 		      kp_send_flush(c);
 		if (ret)

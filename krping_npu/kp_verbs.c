@@ -141,14 +141,14 @@ static void kp_ctrl_free(struct kp_conn *c, void **msg, u64 dma)
 }
 
 /*
- * slat, bw,send and wlat,imm carry immediate data, which iWARP does not
+ * slat, bw,send, bw,imm and wlat,imm carry immediate data, which iWARP does not
  * have: refused before connecting (a client; a server once the hello
  * names the mode), not at the last post of a stream.
  */
 int kp_imm_refused(struct kp_conn *c, struct ib_device *dev,
 		   enum kp_mode m, bool wlat_imm)
 {
-	if (!c->iwarp || !(m == KP_MODE_SLAT || m == KP_MODE_BW_SEND ||
+	if (!c->iwarp || !(m == KP_MODE_SLAT || kp_mode_sink(m) ||
 			   (m == KP_MODE_WLAT && wlat_imm)))
 		return 0;
 	kp_err(c->t, "%s%s uses immediate data, which iWARP (%s) does not have",

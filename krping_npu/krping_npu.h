@@ -106,6 +106,10 @@ enum kp_msg_type {
 #define KP_HELLO_MORE		0x02	/* FIN: a HELLO for the next size follows */
 /* HELLO, HELLO_ACK: wlat with immediate data (this side cannot poll) */
 #define KP_HELLO_IMM		0x04
+/*
+ * ... and for bw_send and bw_imm: every data message carries its number
+ * in the size's stream (below KP_IMM_LAST) as immediate data
+ */
 /* HELLO: alat, bw_atomic of compare-and-swaps (else fetch-and-adds) */
 #define KP_HELLO_CAS		0x08
 
@@ -389,6 +393,8 @@ struct kp_test {
 	u32 warmup;		/* server: the client's warm-up messages */
 	bool duplex;
 	bool wlat_imm;		/* wlat: immediate data, not polled buffers */
+	/* bw_imm, bw_send with imm: every message's immediate its number */
+	bool imm_stream;
 	bool more;		/* server: the client's FIN said another size */
 
 	/*
@@ -553,6 +559,7 @@ struct kp_conn {
 
 	struct kp_stream stream;
 	u64 reaped;		/* bw completions reaped, warm-up included */
+	u64 imm_seq;		/* imm_stream: data messages posted this size */
 
 	/* alat, bw_atomic: the target's value once our atomics land */
 	u64 atomic_val;

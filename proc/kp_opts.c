@@ -152,8 +152,8 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"",
 		"a wait on the peer (the FIN after its stream, bw,send's receives) probes it every this many ms with an RDMA READ (of nothing; on iWARP of one byte the peer's hello names), or where the peer grants no READs a WRITE, and lasts while the peer's HCA answers, up to 4 times the probe=0 bound and 10 timeouts; a probe failing ends it at once, -EHOSTDOWN (default 1000; 0: off, the wait bound by timeout, warm-up and 64 MB/s)" },
 	[KP_OPT_IMM] = { "imm", KP_T_FLAG, KP_F(wlat_imm), 0, 0,
-		"client, wlat",
-		"writes with immediate data, each seen as a receive completion instead of by polling the buffer: NPU memory, which the CPU cannot poll, needs it, and events too; either side's mem=npu or events choose it" },
+		"client, wlat/bw",
+		"immediate data.  wlat: writes with it, each seen as a receive completion instead of by polling the buffer: NPU memory, which the CPU cannot poll, needs it, and events too; either side's mem=npu or events choose it.  bw: a stream of WRITE_WITH_IMMs into receives the server keeps posted (test bw_imm, as ib_write_bw --write_with_imm); bw,send: every SEND with it (ib_send_bw --send_with_imm).  Each message's immediate is its number in the size's stream, which the server checks, message by message; not with read, duplex or atomic" },
 	[KP_OPT_CQ] = { "cq", KP_T_CQ, KP_F(cq), 0, 0,
 		"",
 		"the CQ's poll context (ib_alloc_cq()): direct, the test's thread polls it (ib_process_cq_direct()), napping between polls where it does not spin; softirq, workqueue or unbound, the core reaps it there and wakes the thread (default direct; with events softirq, which events needs)" },
@@ -257,6 +257,7 @@ static const char * const kp_mode_names[] = {
 	[KP_MODE_BW_SEND] = "bw_send",
 	[KP_MODE_ALAT] = "alat",
 	[KP_MODE_BW_ATOMIC] = "bw_atomic",
+	[KP_MODE_BW_IMM] = "bw_imm",
 };
 
 const char *kp_mode_name(enum kp_mode mode)
@@ -755,9 +756,14 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (o->wlat_imm && (o->role != KP_ROLE_CLIENT ||
-			    o->mode != KP_MODE_WLAT)) {
-		kp_err(err, errlen, "'imm' is for a wlat client, not a %s %s",
+			    (o->mode != KP_MODE_WLAT && o->mode != KP_MODE_BW))) {
+		kp_err(err, errlen, "'imm' is for a wlat or bw client, not a %s %s",
 		       kp_mode_name(o->mode), kp_role_name(o->role));
+		return -EINVAL;
+	}
+	if (o->wlat_imm && (o->bw_read || o->duplex || o->atomic)) {
+		kp_err(err, errlen, "'imm' streams WRITEs or SENDs from the client: not with '%s'",
+		       o->bw_read ? "read" : o->duplex ? "duplex" : "atomic");
 		return -EINVAL;
 	}
 	if (o->events && (o->role != KP_ROLE_CLIENT ||
@@ -800,9 +806,10 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (o->rw && (o->duplex || o->bw_send || kp_opt_given(o, KP_OPT_SGE) ||
-		      o->local_dma_lkey)) {
+		      o->local_dma_lkey || o->wlat_imm)) {
 		kp_err(err, errlen, "'rw' chooses its own SGEs and keys, and streams READs or WRITEs from the client: not with '%s'",
 		       o->duplex ? "duplex" : o->bw_send ? "send" :
+		       o->wlat_imm ? "imm" :
 		       o->local_dma_lkey ? "local_dma_lkey" : "sge");
 		return -EINVAL;
 	}
@@ -1049,6 +1056,8 @@ int kp_opts_parse(const char *cmd, size_t len, struct kp_opts *o,
 		o->mode = KP_MODE_BW_SEND;
 	if (o->atomic && o->mode == KP_MODE_BW)
 		o->mode = KP_MODE_BW_ATOMIC;
+	if (o->wlat_imm && o->mode == KP_MODE_BW)
+		o->mode = KP_MODE_BW_IMM;
 	if (kp_mode_atomic(o->mode)) {
 		if (!o->atomic)
 			o->atomic = KP_ATOMIC_FADD;	/* perftest's default */

@@ -60,6 +60,7 @@ enum kp_mode {
 	KP_MODE_BW_SEND,	/* "bw,send": a stream of SENDs */
 	KP_MODE_ALAT,		/* atomic latency, as ib_atomic_lat */
 	KP_MODE_BW_ATOMIC,	/* "bw,atomic=": a stream of atomics */
+	KP_MODE_BW_IMM,		/* "bw,imm": a stream of WRITE_WITH_IMMs */
 };
 
 /* atomic=: the operation of alat and bw_atomic (perftest -A) */
@@ -75,7 +76,8 @@ enum kp_atomic {
 static inline bool kp_mode_bw(enum kp_mode mode)
 {
 	return mode == KP_MODE_BW || mode == KP_MODE_BW_READ ||
-	       mode == KP_MODE_BW_SEND || mode == KP_MODE_BW_ATOMIC;
+	       mode == KP_MODE_BW_SEND || mode == KP_MODE_BW_ATOMIC ||
+	       mode == KP_MODE_BW_IMM;
 }
 
 /* The atomic modes: 8 bytes of the server's buffer, its first. */
@@ -84,16 +86,25 @@ static inline bool kp_mode_atomic(enum kp_mode mode)
 	return mode == KP_MODE_ALAT || mode == KP_MODE_BW_ATOMIC;
 }
 
+/* The streams into a server's posted receives (kp_send_sink()). */
+static inline bool kp_mode_sink(enum kp_mode mode)
+{
+	return mode == KP_MODE_BW_SEND || mode == KP_MODE_BW_IMM;
+}
+
 /* The ping-pong modes: half the round trip is reported. */
 static inline bool kp_mode_pingpong(enum kp_mode mode)
 {
 	return mode == KP_MODE_WLAT || mode == KP_MODE_SLAT;
 }
 
-/* The modes whose data arrives as SENDs into posted receives. */
+/*
+ * The modes whose data completes receives the peer keeps posted: SENDs,
+ * or (bw_imm) WRITEs with immediate data.
+ */
 static inline bool kp_mode_send(enum kp_mode mode)
 {
-	return mode == KP_MODE_SLAT || mode == KP_MODE_BW_SEND;
+	return mode == KP_MODE_SLAT || kp_mode_sink(mode);
 }
 
 struct kp_addr {
@@ -137,7 +148,7 @@ struct kp_opts {
 	u32 expect_bw;			/* MiB/s a bw result must reach, 0: none */
 	u32 max_lat_us;			/* usec t_typical may not pass, 0: none */
 	u32 max_p99_us;			/* usec the 99th percentile may not pass */
-	bool wlat_imm;			/* wlat: writes with immediate data */
+	bool wlat_imm;			/* wlat, bw, bw,send: immediate data */
 	u32 sge;			/* SGEs of a data work request */
 	bool rw;			/* rlat, bw: through the core's rdma_rw */
 	bool light;			/* wlat, slat: the lighter method */

@@ -416,10 +416,19 @@ static void test_perftest_opts(void)
 	KT_CHECK(o.wlat_imm && o.mode == KP_MODE_WLAT, "wlat,imm");
 	expect_ok(BASE ",wlat");
 	KT_CHECK(!o.wlat_imm, "wlat is plain by default");
-	expect_err(BASE ",rlat,imm", -EINVAL, "'imm' is for a wlat client");
-	expect_err(BASE ",imm", -EINVAL, "'imm' is for a wlat client");
+	expect_err(BASE ",rlat,imm", -EINVAL, "'imm' is for a wlat or bw client");
+	expect_err(BASE ",imm", -EINVAL, "'imm' is for a wlat or bw client");
 	expect_err("server,addr=192.0.2.1,port=1,wlat,imm", -EINVAL,
-		   "'imm' is for a wlat client");
+		   "'imm' is for a wlat or bw client");
+	/* imm on bw: WRITE_WITH_IMM (bw_imm) or SEND_WITH_IMM streams */
+	expect_ok(BASE ",bw,imm,qps=2");
+	KT_CHECK(o.mode == KP_MODE_BW_IMM && o.wlat_imm, "bw,imm is bw_imm");
+	expect_ok(BASE ",bw,send,imm");
+	KT_CHECK(o.mode == KP_MODE_BW_SEND && o.wlat_imm, "bw,send,imm");
+	expect_err(BASE ",bw,read,imm", -EINVAL, "not with 'read'");
+	expect_err(BASE ",bw,duplex,imm", -EINVAL, "not with 'duplex'");
+	expect_err(BASE ",bw,atomic=fadd,imm", -EINVAL, "not with 'atomic'");
+	expect_err(BASE ",bw,imm,rw", -EINVAL, "not with 'imm'");
 	expect_err(BASE ",wlat,imm=1", -EINVAL, "takes no value");
 	expect_err(BASE ",bw,warmup=0", -ERANGE, "warmup");
 	expect_err(BASE ",bw,warmup=1000001", -ERANGE, "warmup");

@@ -240,6 +240,32 @@ t_rate_limit() {
 }
 kp_test rate-limit t_rate_limit
 
+# imm (ib_write_bw --write_with_imm, ib_send_bw --send_with_imm): bw,imm
+# streams WRITE_WITH_IMMs into the receives the server keeps posted,
+# bw,send,imm SENDs with immediate data.  Each message's immediate is its
+# number in the size's stream, warm-up included, which the server checks
+# one by one (one out of order or without it fails the size, -EPROTO);
+# the server counts every message, and says it checked them.
+t_imm_stream() {
+	for m in "bw,imm,warmup=20 bw_imm 4096 300 1 320" \
+		"bw,send,imm bw_send 4096 300 1 300" \
+		"bw,imm,qps=2 bw_imm 65536 100 2 200"; do
+		set -- $m
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$1,size=$3,count=$4"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$1: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID | head -1)" "$3" $(($4 * $5)) "$2" || return 1
+		want="$2 served #bytes=$3 #messages=$6"
+		[ "$5" = 1 ] || want="$want #qps=$5"
+		[ "$(kp_res $SID)" = "$want" ] || { kp_why "$1 server: $(kp_res $SID), want $want"; return 1; }
+		n=$(dmesg | grep -c "krping_npu $SID: $2: $6 messages, each one's immediate data its number in the stream")
+		[ "$n" = 1 ] || { kp_why "$1: $n server lines saying it checked $6"; return 1; }
+	done
+	kp_log "imm streams: bw,imm (warm-up too, and 2 QPs) and bw,send,imm, every immediate checked in order"
+}
+kp_test imm-stream t_imm_stream
+
 # cq=CTX: the core's CQ API in each poll context (ib_alloc_cq()), every
 # mode family on it.  Both sides' CQs are the core's in that context, as
 # rdma's resource view shows them while a stream runs (its value, which
