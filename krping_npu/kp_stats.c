@@ -27,8 +27,7 @@ int kp_stats_alloc(struct kp_conn *c)
 	struct kp_stream *st = &c->stream;
 
 	/* a server that only answers or serves one-sided ops times nothing */
-	if (t->opts.role == KP_ROLE_SERVER &&
-	    !(t->mode == KP_MODE_BW && t->duplex))
+	if (t->opts.role == KP_ROLE_SERVER && !t->duplex)
 		return 0;
 	if (kp_mode_bw(t->mode)) {
 		st->ring = vmalloc(array_size(KP_BW_RING, sizeof(u64)));

@@ -350,6 +350,7 @@ static int kp_test_run(struct kp_test *t)
 	case KP_MODE_BW:
 		return client || t->duplex ? kp_lanes_bw(t) : kp_test_served(t);
 	case KP_MODE_BW_READ:
+		return client || t->duplex ? kp_lanes_bw(t) : kp_test_served(t);
 	case KP_MODE_BW_ATOMIC:
 		return client ? kp_lanes_bw(t) : kp_test_served(t);
 	case KP_MODE_BW_SEND:
@@ -549,7 +550,7 @@ static int kp_test_check(struct kp_conn *c)
 		       count, duration_s, size, warmup);
 		return -EINVAL;
 	}
-	if (duplex && mode != KP_MODE_BW) {
+	if (duplex && mode != KP_MODE_BW && mode != KP_MODE_BW_READ) {
 		kp_err(t, "client asks for a duplex %s", kp_mode_name(mode));
 		return -EINVAL;
 	}

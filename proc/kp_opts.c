@@ -97,7 +97,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"test mode: RDMA WRITE bandwidth, txdepth writes in flight, as ib_write_bw" },
 	[KP_OPT_DUPLEX] = { "duplex", KP_T_FLAG, KP_F(duplex), 0, 0,
 		"bw",
-		"both sides stream at once" },
+		"both sides stream at once: WRITEs, or with read READs of each other's buffer (perftest -b)" },
 	[KP_OPT_TIMEOUT] = { "timeout", KP_T_U32, KP_F(timeout_ms), 100, 3600000,
 		"",
 		"bound of every wait (resolve, connect, completion), ms (default 10000)" },
@@ -135,7 +135,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"sleep on completion events instead of busy-polling (perftest -e); with qps=N only when cpus= gives each QP a thread" },
 	[KP_OPT_READ] = { "read", KP_T_FLAG, KP_F(bw_read), 0, 0,
 		"bw",
-		"a stream of RDMA READs of the server's buffer instead of WRITEs (test bw_read, as ib_read_bw); not with duplex" },
+		"a stream of RDMA READs of the server's buffer instead of WRITEs (test bw_read, as ib_read_bw); with duplex the server reads the client's too" },
 	[KP_OPT_SLAT] = { "slat", KP_T_MODE, KP_F(mode), KP_MODE_SLAT, 0,
 		"",
 		"test mode: SEND/RECV ping-pong latency, as ib_send_lat" },
@@ -938,9 +938,8 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	}
-	if ((o->bw_read || o->bw_send) && o->duplex) {
-		kp_err(err, errlen, "'duplex' streams WRITEs both ways; not with '%s'",
-		       o->bw_read ? "read" : "send");
+	if (o->bw_send && o->duplex) {
+		kp_err(err, errlen, "'duplex' streams WRITEs or READs both ways; not with 'send'");
 		return -EINVAL;
 	}
 	if (o->mode == KP_MODE_PING && o->size < KP_PING_MIN_SIZE) {

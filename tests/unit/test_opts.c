@@ -457,7 +457,8 @@ static void test_perftest_opts(void)
 		 !kp_mode_bw(KP_MODE_WLAT), "bw alone");
 	expect_err(BASE ",read", -EINVAL, "'read' needs 'bw'");
 	expect_err(BASE ",wlat,read", -EINVAL, "'read' needs 'bw'");
-	expect_err(BASE ",bw,read,duplex", -EINVAL, "not with 'read'");
+	expect_ok(BASE ",bw,read,duplex");
+	KT_CHECK(o.mode == KP_MODE_BW_READ && o.duplex, "bw,read,duplex");
 	/* slat and bw,send: the SEND/RECV tests */
 	expect_ok(BASE ",slat,sizes=1-65536,warmup=5,events");
 	KT_CHECK(o.mode == KP_MODE_SLAT && kp_mode_pingpong(o.mode) &&

@@ -216,6 +216,21 @@ kp_test bw-64KiB t_bw 65536 300 ""
 kp_test bw-4KiB-txdepth8 t_bw 4096 500 ",txdepth=8"
 kp_test bw-duplex t_bw 16384 300 ",duplex"
 
+# bw,read,duplex (ib_read_bw -b): each side streams READs of the other's
+# buffer; both results whole, each side's record counts its own READs
+t_bw_read_duplex() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,read,duplex,size=16384,count=300"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "srv=$SRV cli=$CLI"; return 1; }
+	kp_check_bw "$(kp_res $CID)" 16384 300 bw_read && kp_check_bw "$(kp_res $SID)" 16384 300 bw_read ||
+		return 1
+	for id in $CID $SID; do
+		[ "$(kp_col $id 11)" = 300 ] && [ "$(kp_col $id 12)" = $((300 * 16384)) ] ||
+			{ kp_why "test $id's READs: $(kp_rec $id)"; return 1; }
+	done
+}
+kp_test bw-read-duplex t_bw_read_duplex
+
 # rate_limit= (perftest's software limiter): 400 writes of 4 KiB in
 # bursts of 8 paced to 2 MiB/s cannot average more than 2 x 400/392 MiB/s
 # (the last burst starts no earlier than the 392 messages before it
