@@ -15,6 +15,7 @@
  * in KP_CAS_MISS carries a wrong compare value, must return the target
  * and leave it as it was.
  */
+#include <linux/math64.h>
 #include <linux/swab.h>
 
 #include "krping_npu.h"
@@ -26,46 +27,52 @@
 #define KP_CAS_MISS_XOR		0x8000000000000001ull
 
 /*
- * A value off by its byte order: the device does its atomics big-endian
- * (ConnectX-3's IB_ATOMIC_HCA_REPLY_BE), where we expect host order.
+ * A value that is what a device doing its atomics big-endian would have
+ * left after the same adds: the CPU wrote the start in host order, which
+ * such a device reads byte-swapped.  Said, to tell byte order from loss.
  */
 static const char *kp_atomic_order(u64 got, u64 want)
 {
-	return got == swab64(want) ?
-	       " (byte-swapped: the device does atomics big-endian)" : "";
+	u64 adds = div64_u64(want - KP_ATOMIC_START, KP_ATOMIC_ADD);
+
+	return got == swab64(swab64(KP_ATOMIC_START) + adds * KP_ATOMIC_ADD) ?
+	       " (as a device doing atomics big-endian would leave it)" : "";
 }
 
-/* The first 8 bytes of @b as the device left them, or @val put there. */
-static int kp_atomic_cpu(struct kp_conn *c, struct kp_buf *b, u64 *val,
-			 bool put)
+/* The first 8 bytes of @b, as the device left them. */
+static int kp_atomic_get(struct kp_conn *c, struct kp_buf *b, u64 *val)
 {
-	u64 *p;
-	int ret;
+	int ret = kp_buf_to_cpu(c, b, KP_ATOMIC_SIZE);
 
-	ret = kp_buf_to_cpu(c, b, KP_ATOMIC_SIZE);
 	if (ret)
 		return ret;
-	p = kp_buf_cpu(b);
-	if (put)
-		WRITE_ONCE(*p, *val);
-	else
-		*val = READ_ONCE(*p);
+	*val = READ_ONCE(*(u64 *)kp_buf_cpu(b));
+	return kp_buf_to_dev(c, b, KP_ATOMIC_SIZE);
+}
+
+/* ... and @val put there for the device. */
+static int kp_atomic_put(struct kp_conn *c, struct kp_buf *b, u64 val)
+{
+	int ret = kp_buf_to_cpu(c, b, KP_ATOMIC_SIZE);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(*(u64 *)kp_buf_cpu(b), val);
 	return kp_buf_to_dev(c, b, KP_ATOMIC_SIZE);
 }
 
 /* client, each size: the target set to the start value, by a WRITE */
 int kp_atomic_begin(struct kp_conn *c)
 {
-	u64 v = KP_ATOMIC_START;
 	int ret;
 
-	ret = kp_atomic_cpu(c, &c->rdma, &v, true) ?:
+	ret = kp_atomic_put(c, &c->rdma, KP_ATOMIC_START) ?:
 	      kp_post_rdma(c, IB_WR_RDMA_WRITE, &c->rdma, KP_ATOMIC_SIZE,
 			   KP_WR_WRITE, true, 0) ?:
 	      kp_wait_for(c, KP_WR_WRITE, 0);
 	if (ret)
 		return ret;
-	c->atomic_val = v;
+	c->atomic_val = KP_ATOMIC_START;
 	c->atomic_n = 0;
 	c->atomic_miss = 0;
 	return 0;
@@ -106,7 +113,7 @@ static int kp_atomic_returned(struct kp_conn *c, u64 want)
 	u64 got;
 	int ret;
 
-	ret = kp_atomic_cpu(c, &c->rdma, &got, false);
+	ret = kp_atomic_get(c, &c->rdma, &got);
 	if (ret)
 		return ret;
 	if (got == want)
@@ -123,14 +130,15 @@ static int kp_atomic_returned(struct kp_conn *c, u64 want)
  */
 int kp_atomic_end(struct kp_conn *c)
 {
-	u64 got = ~c->atomic_val;	/* a READ that lands nothing shows */
+	u64 got;
 	int ret;
 
-	ret = kp_atomic_cpu(c, &c->rdma, &got, true) ?:
+	/* a READ that lands nothing shows */
+	ret = kp_atomic_put(c, &c->rdma, ~c->atomic_val) ?:
 	      kp_post_rdma(c, IB_WR_RDMA_READ, &c->rdma, KP_ATOMIC_SIZE,
 			   KP_WR_READ, true, 0) ?:
 	      kp_wait_for(c, KP_WR_READ, 0) ?:
-	      kp_atomic_cpu(c, &c->rdma, &got, false);
+	      kp_atomic_get(c, &c->rdma, &got);
 	if (ret)
 		return ret;
 	if (got != c->atomic_val) {
@@ -153,7 +161,7 @@ int kp_atomic_check(struct kp_conn *c, u64 want)
 	u64 got;
 	int ret;
 
-	ret = kp_atomic_cpu(c, &c->rdma, &got, false);
+	ret = kp_atomic_get(c, &c->rdma, &got);
 	if (ret)
 		return ret;
 	if (got != want) {

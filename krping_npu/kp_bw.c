@@ -21,8 +21,8 @@
  * paces a stream in software as perftest's limiter does: a burst starts
  * no earlier than the bytes before it allow from the stream's start.
  */
-#include <linux/ktime.h>
 #include <linux/delay.h>
+#include <linux/ktime.h>
 
 #include "krping_npu.h"
 
@@ -43,7 +43,9 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 	bool snd = kp_mode_sink(c->t->mode);
 
 	kp_stream_reset(st);
-	st->op = at ? IB_WR_ATOMIC_FETCH_AND_ADD : rd ? IB_WR_RDMA_READ :
+	st->op = at ? (c->t->opts.atomic == KP_ATOMIC_CAS ?
+		       IB_WR_ATOMIC_CMP_AND_SWP : IB_WR_ATOMIC_FETCH_AND_ADD) :
+		 rd ? IB_WR_RDMA_READ :
 		 c->t->mode == KP_MODE_BW_SEND ? IB_WR_SEND : IB_WR_RDMA_WRITE;
 	st->kind = at ? KP_WR_ATOMIC : rd ? KP_WR_READ :
 		   c->t->mode == KP_MODE_BW_SEND ? KP_WR_DATA_SEND : KP_WR_WRITE;
@@ -86,38 +88,52 @@ static u64 kp_bw_due(struct kp_conn *c, u64 k)
 {
 	struct kp_stream *st = &c->stream;
 	u32 rate = c->t->opts.rate_limit;
+	u64 span;
 
 	if (!rate || k % st->burst)
 		return 0;
-	return st->pace_start + kp_mul_div(k * c->t->size, NSEC_PER_SEC,
-					   (u64)rate << 20);
+	span = kp_mul_div(k * c->t->size, NSEC_PER_SEC, (u64)rate << 20);
+	return span > U64_MAX - st->pace_start ? U64_MAX : st->pace_start + span;
 }
 
+enum kp_pace {
+	KP_PACE_GO,	/* the next message may go */
+	KP_PACE_REAP,	/* its burst is not due: reap what is in flight */
+	KP_PACE_LAST,	/* a duration run ends first: it goes now, the last */
+};
+
 /*
- * rate_limit: is the next message a burst not yet due?  With messages in
- * flight, 1: reap them meanwhile.  With none, wait for it, a millisecond
- * at most a sleep, heeding a stop between them; 0 once it is due.
+ * rate_limit: may the next message go?  Where nothing is in flight, wait
+ * until its burst is due, a millisecond at most a sleep, heeding a stop
+ * between them; the last of each burst is signalled, so what is in
+ * flight always completes.
  */
 static int kp_bw_pace(struct kp_conn *c)
 {
 	struct kp_stream *st = &c->stream;
-	u64 due = kp_bw_due(c, st->posted), now;
+	u64 due = kp_bw_due(c, st->posted);
 
-	while (due && (now = kp_clock_now(&c->t->clk)) < due) {
-		u64 left_us = div_u64(due - now, NSEC_PER_USEC);
+	while (due) {
+		u64 now = kp_clock_now(&c->t->clk), left_us;
 
+		st->now = now;
+		if (now >= due)
+			break;
+		if (!st->warm && st->run.deadline_ns &&
+		    due >= st->run.deadline_ns)
+			return KP_PACE_LAST;
 		if (st->posted != st->done)
-			return 1;
+			return KP_PACE_REAP;
 		if (kp_stopping(c->t))
 			return -EINTR;
+		left_us = min_t(u64, div_u64(due - now, NSEC_PER_USEC),
+				USEC_PER_MSEC);
 		if (left_us >= 20)
-			usleep_range(min_t(u64, left_us, USEC_PER_MSEC) - 10,
-				     min_t(u64, left_us, USEC_PER_MSEC));
+			usleep_range(left_us - 10, left_us);
 		else
 			cpu_relax();
-		st->now = kp_clock_now(&c->t->clk);
 	}
-	return 0;
+	return KP_PACE_GO;
 }
 
 /* Post what the window has room for, up to the stream's last message. */
@@ -133,11 +149,16 @@ static int kp_bw_post(struct kp_conn *c)
 		u32 imm = 0;
 
 		ret = kp_bw_pace(c);
-		if (ret)
-			return ret < 0 ? ret : 0;
-		last = timed ? kp_run_over(c, st->posted + 1, st->now) :
-		       st->posted + 1 == st->warm;
-		signal = (st->posted + 1) % st->sig == 0 || last;
+		if (ret < 0)
+			return ret;
+		if (ret == KP_PACE_REAP)
+			return 0;
+		last = ret == KP_PACE_LAST ||
+		       (timed ? kp_run_over(c, st->posted + 1, st->now) :
+			st->posted + 1 == st->warm);
+		signal = (st->posted + 1) % st->sig == 0 || last ||
+			 (c->t->opts.rate_limit &&
+			  (st->posted + 1) % st->burst == 0);
 		/* the server stops at the stream's marked message */
 		mark = kp_mode_sink(c->t->mode) && timed && last;
 		if (c->t->imm_stream) {

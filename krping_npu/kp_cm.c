@@ -279,7 +279,8 @@ static void kp_conn_ready(struct kp_conn *c)
 	/* what a driver's query leaves unset reads 0, not our request */
 	memset(&attr, 0, sizeof(attr));
 	ret = ib_query_qp(c->qp, &attr, IB_QP_MIN_RNR_TIMER |
-			  IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC,
+			  IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC |
+			  IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY,
 			  &init);
 	if (ret) {
 		kp_info(c->t, "connection %u: ib_query_qp: %d", c->idx, ret);
@@ -288,14 +289,11 @@ static void kp_conn_ready(struct kp_conn *c)
 	kp_info(c->t, "connection %u: RNR NAK timer %u, RDMA READs in flight %u out, %u in",
 		c->idx, attr.min_rnr_timer, attr.max_rd_atomic,
 		attr.max_dest_rd_atomic);
+	/* the transport's bounds, as qp_timeout= and retry_count= set them */
+	kp_info(c->t, "connection %u: ACK timeout %u, transport retries %u, RNR retries %u",
+		c->idx, attr.timeout, attr.retry_cnt, attr.rnr_retry);
 	if (attr.max_rd_atomic && attr.max_rd_atomic < c->rd_atom)
 		c->rd_atom = attr.max_rd_atomic;
-	/* the transport's bounds, as qp_timeout= and retry_count= set them */
-	memset(&attr, 0, sizeof(attr));
-	if (!ib_query_qp(c->qp, &attr, IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
-			 IB_QP_RNR_RETRY, &init))
-		kp_info(c->t, "connection %u: ACK timeout %u, transport retries %u, RNR retries %u",
-			c->idx, attr.timeout, attr.retry_cnt, attr.rnr_retry);
 	/* the peer takes our READs: probes can be READs (kp_slice_over()) */
 	c->probe_read = attr.max_rd_atomic > 0;
 }

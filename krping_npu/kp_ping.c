@@ -274,7 +274,8 @@ int kp_ping_server(struct kp_conn *c)
 	if (ret)
 		return ret;
 	if (c->recv_len == sizeof(struct kp_hello) ||
-	    c->recv_len == KP_HELLO_V5_LEN || c->recv_len == KP_HELLO_V4_LEN)
+	    c->recv_len == KP_HELLO_V6_LEN || c->recv_len == KP_HELLO_V5_LEN ||
+	    c->recv_len == KP_HELLO_V4_LEN)
 		return kp_test_server(c->t);
 	if (c->recv_len != KP_INFO_LEN) {
 		kp_err(c->t, "first message of %u bytes is neither ping nor hello",

@@ -38,9 +38,16 @@
 /* The length of a hello of version @ver (4 to KP_HELLO_VERSION). */
 static u32 kp_hello_len(u8 ver)
 {
-	if (ver == KP_HELLO_V4)
+	switch (ver) {
+	case KP_HELLO_V4:
 		return KP_HELLO_V4_LEN;
-	return ver == 5 ? KP_HELLO_V5_LEN : sizeof(struct kp_hello);
+	case 5:
+		return KP_HELLO_V5_LEN;
+	case 6:
+		return KP_HELLO_V6_LEN;
+	default:
+		return sizeof(struct kp_hello);
+	}
 }
 
 static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
@@ -65,8 +72,10 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 	h->status = cpu_to_be32(-status);
 	h->duration = cpu_to_be32(c->t->duration_s);
 	h->skip = cpu_to_be32(skip);
-	if (c->t->opts.role == KP_ROLE_CLIENT)
+	if (c->t->opts.role == KP_ROLE_CLIENT) {
 		h->warmup = cpu_to_be32(c->t->opts.warmup);
+		h->rate = cpu_to_be32(c->t->rate);
+	}
 	if (c->probe_buf.mr)
 		kp_set_info(&h->probe, &c->probe_buf, KP_PROBE_LEN);
 	/* an atomic test's FIN: the value our atomics left in the target */
@@ -150,8 +159,10 @@ static void kp_test_release(struct kp_conn *c)
 
 /*
  * ... registered for the peer's READs and WRITEs, once per size (and on
- * iWARP, the connection's probe target, once).  fr registers its buffer
- * in its own loop, and its server has none.
+ * iWARP, the connection's probe target, once); an atomic test's server's
+ * for the client's atomics too, and only it (mlx5 refuses a fast-reg
+ * with atomic access on devices that cannot change it by UMR).  fr
+ * registers its buffer in its own loop, and its server has none.
  */
 static int kp_test_prepare(struct kp_conn *c)
 {
@@ -163,7 +174,8 @@ static int kp_test_prepare(struct kp_conn *c)
 		return c->t->opts.role == KP_ROLE_CLIENT ? kp_test_alloc(c) : 0;
 	return kp_test_alloc(c) ?:
 	       kp_post_reg(c, &c->rdma, KP_REMOTE_ALL |
-			   (kp_mode_atomic(c->t->mode) ?
+			   (kp_mode_atomic(c->t->mode) &&
+			    c->t->opts.role == KP_ROLE_SERVER ?
 			    IB_ACCESS_REMOTE_ATOMIC : 0), true) ?:
 	       kp_wait_for(c, KP_WR_REG, 0) ?:
 	       (kp_test_wlat_src(c) ?
@@ -219,11 +231,31 @@ static int kp_test_fin_wait(struct kp_conn *c)
 	return ret;
 }
 
+/*
+ * The status of the server's HELLO_ACK or FIN just received: 0, its
+ * errno, or -EPROTO where it is none (the server speaks no protocol of
+ * ours).
+ */
+static int kp_hello_status(struct kp_conn *c, const char *what)
+{
+	const struct kp_hello *h = c->recv_msg;
+	u32 status = be32_to_cpu(h->status);
+
+	if (!status)
+		return 0;
+	if (status > MAX_ERRNO) {
+		kp_err(c->t, "server's status 0x%x is no errno", status);
+		return -EPROTO;
+	}
+	kp_err(c->t, "server %s: error %d", what, -(int)status);
+	return -(int)status;
+}
+
 /* A connection's part of a size, from HELLO to the HELLO_ACK. */
 static int kp_test_client_open(struct kp_conn *c)
 {
 	const struct kp_hello *h = c->recv_msg;
-	u32 skip = 0, status;
+	u32 skip = 0;
 	int ret;
 
 	ret = kp_test_prepare(c);
@@ -243,16 +275,9 @@ static int kp_test_client_open(struct kp_conn *c)
 	ret = kp_check_hello(c, KP_MSG_HELLO_ACK, false);
 	if (ret)
 		return ret;
-	status = be32_to_cpu(h->status);
-	if (status) {
-		/* a positive errno, or the server speaks no protocol of ours */
-		if (status > MAX_ERRNO) {
-			kp_err(c->t, "server's status 0x%x is no errno", status);
-			return -EPROTO;
-		}
-		kp_err(c->t, "server refused the test: error %d", -(int)status);
-		return -(int)status;
-	}
+	ret = kp_hello_status(c, "refused the test");
+	if (ret)
+		return ret;
 	kp_get_info(c, &h->info);
 	/* the server's side cannot poll its buffer: both use immediates */
 	if (h->flags & KP_HELLO_IMM)
@@ -275,8 +300,6 @@ static int kp_test_client_open(struct kp_conn *c)
 /* ... and from the stream's end to the server's FIN. */
 static int kp_test_client_close(struct kp_conn *c, bool more)
 {
-	const struct kp_hello *h = c->recv_msg;
-	u32 status;
 	int ret;
 
 	if (kp_mode_sink(c->t->mode)) {
@@ -300,12 +323,9 @@ static int kp_test_client_close(struct kp_conn *c, bool more)
 	if (ret)
 		return ret;
 	/* the server found the size failed on its side (atomics) */
-	status = be32_to_cpu(h->status);
-	if (status) {
-		ret = status > MAX_ERRNO ? -EPROTO : -(int)status;
-		kp_err(c->t, "server's FIN: error %d on its side", ret);
+	ret = kp_hello_status(c, "failed the size on its side");
+	if (ret)
 		return ret;
-	}
 	return kp_test_end(c);
 }
 
@@ -483,6 +503,7 @@ int kp_test_client(struct kp_test *t)
 	t->duration_s = t->opts.duration_s;
 	t->size = t->opts.size;
 	t->duplex = t->opts.duplex;
+	t->rate = t->opts.rate_limit;
 	/* this side cannot poll its buffer: NPU memory, or asleep on events */
 	t->wlat_imm = t->opts.wlat_imm || t->opts.mem == KP_MEM_NPU ||
 		      t->opts.events;
@@ -512,6 +533,7 @@ static int kp_test_check(struct kp_conn *c)
 	u32 duration_s = be32_to_cpu(h->duration);
 	u32 size = be32_to_cpu(h->info.size);
 	u32 warmup = c->peer_ver < 5 ? 0 : be32_to_cpu(h->warmup);
+	u32 rate = c->peer_ver < 7 ? 0 : be32_to_cpu(h->rate);
 	bool duplex = h->flags & KP_HELLO_DUPLEX;
 	enum kp_atomic op = h->flags & KP_HELLO_CAS ? KP_ATOMIC_CAS :
 			    KP_ATOMIC_FADD;
@@ -524,6 +546,7 @@ static int kp_test_check(struct kp_conn *c)
 		t->duration_s = duration_s;
 		t->size = size;
 		t->warmup = warmup;
+		t->rate = rate;
 		t->duplex = duplex;
 		t->rec->mode = mode;
 		/* as the client asks, or as NPU memory here needs */
@@ -545,9 +568,11 @@ static int kp_test_check(struct kp_conn *c)
 	}
 	if (count > KP_MAX_COUNT || !size || size > KP_MAX_SIZE ||
 	    !count == !duration_s || duration_s > KP_MAX_DURATION ||
-	    warmup > KP_MAX_COUNT) {
-		kp_err(t, "client asks for count %u duration %u size %u warm-up %u",
-		       count, duration_s, size, warmup);
+	    warmup > KP_MAX_COUNT || rate > KP_MAX_THRESHOLD ||
+	    (rate && !kp_mode_bw(mode))) {
+		kp_err(t, "client asks for %s count %u duration %u size %u warm-up %u rate %u",
+		       kp_mode_name(mode), count, duration_s, size, warmup,
+		       rate);
 		return -EINVAL;
 	}
 	if (duplex && mode != KP_MODE_BW && mode != KP_MODE_BW_READ) {
@@ -579,7 +604,8 @@ static int kp_test_check(struct kp_conn *c)
 	}
 	if (c->idx && (mode != t->mode || count != t->count ||
 		       duration_s != t->duration_s || size != t->size ||
-		       warmup != t->warmup || duplex != t->duplex)) {
+		       warmup != t->warmup || duplex != t->duplex ||
+		       rate != t->rate)) {
 		kp_err(t, "connection %u asks for another test than connection 0",
 		       c->idx);
 		return -EPROTO;

@@ -1110,17 +1110,21 @@ static int kp_peer_lost(struct kp_conn *c, const char *why, int err)
  * a duplex one, sees no sign of progress meanwhile): the timeout plus the
  * duration, or plus 1 ms per message, warm-up included, and per 64 KiB
  * moved, of every connection, and a timeout more for a client lining up
- * its threads (qps=N); a peer slower than 64 MB/s fails it.  probe=0
+ * its threads (qps=N), and the time the client's pace (rate_limit=)
+ * needs; a peer slower than 64 MB/s fails it.  probe=0
  * waits this long; a probing wait 4 times this and 10 timeouts.
  */
 u32 kp_peer_wait_ms(struct kp_test *t)
 {
 	u32 warm = t->opts.role == KP_ROLE_CLIENT ? t->opts.warmup : t->warmup;
 	u64 msgs = ((u64)t->count + warm) * t->nconns;
+	/* rate_limit: a connection's paced bytes at the rate */
+	u64 paced = t->rate ? kp_mul_div(msgs / t->nconns * t->size,
+					 MSEC_PER_SEC, (u64)t->rate << 20) : 0;
 
 	return (u32)min_t(u64, t->opts.timeout_ms * (t->nconns > 1 ? 2 : 1) +
 			  t->duration_s * MSEC_PER_SEC + msgs +
-			  (msgs * t->size >> 16), U32_MAX / 8);
+			  (msgs * t->size >> 16) + paced, U32_MAX / 8);
 }
 
 /*

@@ -89,10 +89,11 @@ struct kp_rdma_info {
 
 #define KP_HELLO_MAGIC		0x4b504e55	/* "KPNU" */
 /*
- * 6: each side's probe target (iWARP); 5: the client's warm-up.  A
- * version 4 or 5 client is still served, in its own version and length.
+ * 7: the client's pace (rate_limit=); 6: each side's probe target
+ * (iWARP); 5: the client's warm-up.  A version 4 to 6 client is still
+ * served, in its own version and length.
  */
-#define KP_HELLO_VERSION	6
+#define KP_HELLO_VERSION	7
 #define KP_HELLO_V4		4
 
 enum kp_msg_type {
@@ -137,11 +138,17 @@ struct kp_hello {
 	 * the connection, for the peer's one-byte READ probes (kp_verbs.c)
 	 */
 	struct kp_rdma_info probe;
+	/*
+	 * version 7, HELLO: the client's rate_limit in MiB/s, 0: none; the
+	 * server's bound on its wait for the FIN counts the paced time
+	 */
+	__be32 rate;
 } __packed;
 
 /* the length of a hello of version 4, 5 and 6 */
 #define KP_HELLO_V4_LEN		offsetof(struct kp_hello, warmup)
 #define KP_HELLO_V5_LEN		offsetof(struct kp_hello, probe)
+#define KP_HELLO_V6_LEN		offsetof(struct kp_hello, rate)
 
 /* wlat, slat, bw,send: the immediate data of the client's last message */
 #define KP_IMM_LAST		0x80000000u
@@ -391,6 +398,7 @@ struct kp_test {
 	u32 duration_s;
 	u32 size;
 	u32 warmup;		/* server: the client's warm-up messages */
+	u32 rate;		/* the client's rate_limit (MiB/s), 0: none */
 	bool duplex;
 	bool wlat_imm;		/* wlat: immediate data, not polled buffers */
 	/* bw_imm, bw_send with imm: every message's immediate its number */

@@ -200,7 +200,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_RATE_LIMIT] = { "rate_limit", KP_T_U32, KP_F(rate_limit), 1,
 		KP_MAX_THRESHOLD,
 		"client, bw",
-		"pace each stream to this many MiB/s in software, as perftest --rate_limit=N --rate_units=M --rate_limit_type=SW: a burst of burst_size messages starts no earlier than its bytes allow from the stream's start, so BW_average stays under the rate; not with duplex or atomic (perftest refuses atomics too), and with qps=N only where cpus= gives each QP a thread" },
+		"pace each stream to this many MiB/s in software, as perftest --rate_limit=N --rate_units=M --rate_limit_type=SW: a burst of burst_size messages starts no earlier than its bytes allow from the stream's start, so BW_average stays under the rate x n / (n - burst_size) for n messages; the last message of each burst is signalled.  Not with duplex or atomic (perftest refuses atomics too), with qps=N only where cpus= gives each QP a thread, and a burst must take less than timeout=, which bounds the server's wait for a message" },
 	[KP_OPT_BURST_SIZE] = { "burst_size", KP_T_U32, KP_F(burst_size), 1,
 		KP_MAX_TXDEPTH,
 		"client, bw",
@@ -818,20 +818,36 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if ((o->rate_limit || o->burst_size) &&
-	    (o->role != KP_ROLE_CLIENT || o->mode != KP_MODE_BW ||
-	     o->duplex || o->atomic)) {
-		kp_err(err, errlen, "'%s' paces a client's bw stream: not %s%s",
+	    (o->role != KP_ROLE_CLIENT || o->mode != KP_MODE_BW)) {
+		kp_err(err, errlen, "'%s' paces a bw client's stream, not a %s %s",
 		       o->rate_limit ? "rate_limit" : "burst_size",
-		       o->role != KP_ROLE_CLIENT ? "a server" :
-		       o->mode != KP_MODE_BW ? kp_mode_name(o->mode) :
-		       o->duplex ? "duplex" : "atomics",
-		       o->role == KP_ROLE_CLIENT && o->mode != KP_MODE_BW ?
-		       "'s" : "");
+		       kp_mode_name(o->mode), kp_role_name(o->role));
+		return -EINVAL;
+	}
+	if (o->rate_limit && (o->duplex || o->atomic)) {
+		kp_err(err, errlen, "'rate_limit' paces the client's stream alone: not with '%s'%s",
+		       o->duplex ? "duplex" : "atomic",
+		       o->duplex ? "" : " (perftest refuses it too)");
 		return -EINVAL;
 	}
 	if (o->burst_size && !o->rate_limit) {
 		kp_err(err, errlen, "'burst_size' is rate_limit's burst: give 'rate_limit'");
 		return -EINVAL;
+	}
+	if (o->rate_limit) {
+		u32 i, size = o->size, burst = o->burst_size ?: o->txdepth;
+		u64 ms;
+
+		for (i = 0; i < o->nsizes; i++)
+			size = o->sizes[i] > size ? o->sizes[i] : size;
+		/* the peer waits for a message no longer than its timeout */
+		ms = kp_mul_div((u64)burst * size, 1000, (u64)o->rate_limit << 20);
+		if (ms >= o->timeout_ms) {
+			kp_err(err, errlen, "'rate_limit': a burst of %u messages of %u bytes takes %llu ms at %u MiB/s, not under timeout=%u, which bounds the server's wait for a message",
+			       burst, size, (unsigned long long)ms,
+			       o->rate_limit, o->timeout_ms);
+			return -EINVAL;
+		}
 	}
 	if (o->rate_limit && o->qps > o->ncpus && o->qps > 1) {
 		kp_err(err, errlen, "'rate_limit' paces a stream from its own thread: give 'cpus' as many CPUs as 'qps'");

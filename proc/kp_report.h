@@ -366,7 +366,7 @@ int kp_record_format(char *buf, size_t len, u32 id, const char *role,
 		     const char *state, const struct kp_counters *c);
 
 /* Bytes a record line may need: 10-digit id, 63-byte device, 20-digit counters. */
-#define KP_RECORD_MAX	320
+#define KP_RECORD_MAX	384
 
 /* The header line naming kp_record_format's columns. */
 int kp_record_header(char *buf, size_t len);

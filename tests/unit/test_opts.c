@@ -731,11 +731,18 @@ static void test_rate_limit(void)
 	expect_ok(BASE ",bw,send,rate_limit=1,qps=2,cpus=0:1");
 	expect_err(BASE ",bw,rate_limit=5,qps=2", -EINVAL, "give 'cpus'");
 	expect_err(BASE ",bw,burst_size=8", -EINVAL, "give 'rate_limit'");
-	expect_err(BASE ",rlat,rate_limit=5", -EINVAL, "not rlat's");
-	expect_err(BASE ",bw,duplex,rate_limit=5", -EINVAL, "not duplex");
-	expect_err(BASE ",bw,atomic=fadd,rate_limit=5", -EINVAL, "not atomics");
+	expect_err(BASE ",rlat,rate_limit=5", -EINVAL, "not a rlat client");
+	expect_err(BASE ",bw,duplex,rate_limit=5", -EINVAL, "not with 'duplex'");
+	expect_err(BASE ",bw,atomic=fadd,rate_limit=5", -EINVAL,
+		   "not with 'atomic' (perftest refuses it too)");
 	expect_err("server,addr=192.0.2.1,port=9,bw,rate_limit=5", -EINVAL,
-		   "not a server");
+		   "not a bw server");
+	/* 64 x 4 MiB at 1 MiB/s: 256 s a burst, over timeout's 10 s */
+	expect_err(BASE ",bw,size=4194304,rate_limit=1", -EINVAL,
+		   "takes 256000 ms at 1 MiB/s, not under timeout=10000");
+	expect_ok(BASE ",bw,size=4194304,rate_limit=1,burst_size=2");
+	expect_err(BASE ",bw,sizes=64:4194304,rate_limit=1,burst_size=3", -EINVAL,
+		   "a burst of 3 messages of 4194304 bytes");
 	expect_err(BASE ",bw,rate_limit=0", -ERANGE, "rate_limit");
 	expect_err(BASE ",bw,rate_limit=1,burst_size=1025", -ERANGE, "burst_size");
 }

@@ -503,8 +503,9 @@ static void test_record_max(void)
 	memset(&c, 0xff, sizeof(c));
 	memset(dev, 'd', 63);
 	dev[63] = '\0';
-	n = kp_record_format(line, sizeof(line), 0xffffffffu, "server", "wlat",
-			     "host", dev, "failed", &c);
+	/* the longest mode and state names */
+	n = kp_record_format(line, sizeof(line), 0xffffffffu, "server",
+			     "bw_atomic", "host", dev, "listening", &c);
 	KT_CHECK(n > 0 && n < KP_RECORD_MAX, "record of %d bytes, buffer %d", n,
 		 KP_RECORD_MAX);
 	KT_CHECK(n > 0 && line[strlen(line) - 1] == '\n' &&

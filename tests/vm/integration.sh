@@ -251,6 +251,8 @@ t_rate_limit() {
 	kp_check_bw "$r" 4096 400 || return 1
 	avg=$(kp_num "$r" 'BW_average[MiB/sec]')
 	kp_fcmp "$avg" '<=' "$bound" || { kp_why "paced to 2 MiB/s, averaged $avg (bound $bound): $r"; return 1; }
+	# and not held back far below it: a pacer that over-throttles fails
+	kp_fcmp "$avg" '>=' 0.5 || { kp_why "paced to 2 MiB/s, averaged only $avg: $r"; return 1; }
 	kp_log "rate_limit: 4 KiB writes at $free MiB/s unpaced, $avg paced to 2 MiB/s in bursts of 8"
 }
 kp_test rate-limit t_rate_limit
@@ -683,24 +685,28 @@ kp_test co-runner t_co_runner
 # checked: alat's each return, the target read back by the client and
 # checked by the server in its memory (kp_atomics), fetch-and-add and
 # compare-and-swap (one in four meant to fail, its target untouched), a
-# stream of each too, two QPs of them each with its own target; a server
-# told one operation refuses a client of the other.
+# stream of each too, two QPs of them each with its own target (on two
+# threads, after a warm-up the sequence runs on from); a server told one
+# operation refuses a client of the other.  Fields: options, count,
+# warm-up, CAS meant to fail (of count + warm-up), QPs, operation, mode.
 t_atomic() {
-	for m in "alat 200 0 1 fadd alat" "alat,atomic=cas 200 50 1 cas alat" \
-		"bw,atomic=fadd,txdepth=32 500 0 1 fadd bw_atomic" \
-		"bw,atomic=cas,qps=2 400 100 2 cas bw_atomic"; do
+	for m in "alat,warmup=20 200 20 0 1 fadd alat" \
+		"alat,atomic=cas 200 0 50 1 cas alat" \
+		"bw,atomic=fadd,txdepth=32 500 0 0 1 fadd bw_atomic" \
+		"bw,atomic=cas,qps=2 400 0 100 2 cas bw_atomic" \
+		"bw,atomic=fadd,qps=2,cpus=0:1,warmup=50 300 50 0 2 fadd bw_atomic"; do
 		set -- $m
 		PORT=$((PORT + 1))
 		kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$1,count=$2"
 		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
 			{ kp_why "$1: srv=$SRV cli=$CLI"; return 1; }
 		r=$(kp_res $CID | head -1)
-		case $6 in
+		case $7 in
 		alat) kp_check_lat "$r" alat 8 "$2" || return 1
-			[ "$(kp_num "$r" variant)" = "$5" ] || { kp_why "variant: $r"; return 1; } ;;
-		*) kp_check_bw "$r" 8 $(($2 * $4)) bw_atomic || return 1 ;;
+			[ "$(kp_num "$r" variant)" = "$6" ] || { kp_why "variant: $r"; return 1; } ;;
+		*) kp_check_bw "$r" 8 $(($2 * $5)) bw_atomic || return 1 ;;
 		esac
-		kp_atomics $CID $SID "$5" "$6" "$2" "$3" "$4" || return 1
+		kp_atomics $CID $SID "$6" "$7" $(($2 + $3)) "$4" "$5" || return 1
 	done
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,alat,atomic=fadd" "addr=$A,port=$PORT,alat,atomic=cas,count=10"
