@@ -5,8 +5,8 @@
 cp /root/kpwrite /usr/bin/kpwrite
 A=192.0.2.1
 PORT=9300
-# a control message (struct kp_hello, version 6), in the records' byte counts
-HELLO=60
+# a control message (struct kp_hello, version 7), in the records' byte counts
+HELLO=64
 
 t_setup() {
 	kp_rxe_up || { kp_why "rxe0 did not come up"; return 1; }
