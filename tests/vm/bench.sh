@@ -183,6 +183,57 @@ theirs() {
 	esac
 }
 
+# CPU cost over the same window for both tools (row bw-win): a WRITE
+# stream of WIN_D seconds (our duration=, perftest -D, which measures
+# between two 2 s margins), and the client task's CPU time (schedstat:
+# user and system, and the softirq work run on its back) plus
+# ksoftirqd/0's, sampled from outside over WIN_S seconds of it once it
+# has streamed for a while (WIN_AT seconds in, perftest's margin more),
+# per GiB at the run's BW_average.  Neither tool's setup, handshake or
+# clock calibration falls in the window.
+WIN_D=${KP_BENCH_WIN_D:-8} WIN_S=${KP_BENCH_WIN_S:-3} WIN_AT=2
+win_ns() { echo "$(cut -d' ' -f1 /proc/$1/schedstat) $(cut -d' ' -f1 /proc/$KSI0/schedstat)"; }
+# win_cps "S0" "S1" MiB/s: CPU seconds per GiB between two win_ns samples
+win_cps() {
+	echo "$1 $2" | awk -v bw="$3" -v w="$WIN_S" '{ c = ($3 - $1 + $4 - $2) / 1e9
+		printf "%.4f", (bw > 0) ? c / (bw / 1024 * w) : 0 }'
+}
+win() {
+	tool=$1 size=$2
+	PORT=$((PORT + 1))
+	if [ "$tool" = ours ]; then
+		kp_serve "server,addr=$A,port=$PORT,inline=$INL"
+		taskset 1 kpwrite "client,addr=$A,port=$PORT,bw,size=$size,duration=$WIN_D,txdepth=$TXD,inline=$INL,cq_mod=$(cqm "$size")" > /tmp/win.out 2>&1 &
+		at=$WIN_AT
+	else
+		extra="-t $TXD -Q $(cqm "$size")"
+		[ "$INL" = 0 ] || extra="$extra -I $INL"
+		taskset 2 ib_write_bw -d rxe0 -x 1 -p $PORT -D $WIN_D -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
+		spid=$!
+		sleep 1
+		taskset 1 ib_write_bw -d rxe0 -x 1 -p $PORT -D $WIN_D -s "$size" $extra 127.0.0.1 > /tmp/win.out 2>&1 &
+		at=$((WIN_AT + 2))
+	fi
+	cp=$!
+	sleep $at
+	s0=$(win_ns $cp)
+	sleep $WIN_S
+	s1=$(win_ns $cp)
+	wait $cp
+	wait $spid
+	if [ "$tool" = ours ]; then
+		r=$(kp_res "$(kp_new_id "$base" client)")
+		bw=$(kp_num "$r" 'BW_average[MiB/sec]')
+		[ -n "$bw" ] || { echo "KPBENCH-ERR krping_npu bw-win $size: $(cat /tmp/win.out) $r"; return; }
+		echo "KPBENCH krping_npu bw-win $size $(echo "$r" | cut -d' ' -f2- | sed 's/ CPU\[s\/GiB\]=[^ ]*//') CPU[s/GiB]=$(win_cps "$s0" "$s1" "$bw")"
+	else
+		row=$(awk -v s="$size" '$1 == s && NF >= 5 { print; exit }' /tmp/win.out)
+		[ -n "$row" ] || { echo "KPBENCH-ERR ib_write_bw bw-win $size: no result row"; sed 's/^/KPBENCH-ERR   /' /tmp/win.out | tail -5; return; }
+		set -- $row
+		echo "KPBENCH ib_write_bw bw-win $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$(win_cps "$s0" "$s1" "$4")"
+	fi
+}
+
 rep=0
 while [ $rep -lt "$REPS" ]; do
 	for size in $SIZES; do
@@ -210,6 +261,8 @@ while [ $rep -lt "$REPS" ]; do
 		ours bw $size host 2; theirs ib_write_bw bw $size 2
 		theirs ib_read_bw bw_read $size 2; ours bw_read $size host 2
 		ours bw_send $size host 2; theirs ib_send_bw bw_send $size 2
+		# CPU over the same window, both tools
+		[ $size = 64 ] || { win ours $size; win theirs $size; }
 	done
 	rep=$((rep + 1))
 done
