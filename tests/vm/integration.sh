@@ -143,6 +143,7 @@ kp_test qp-attrs t_qp_attrs
 # client's connect request; each read back from the device (ib_query_qp).
 # Without them: the CM's timeout, and 6 retries (rxe takes 7 for ever).
 t_qp_timers() {
+	kp_verbs_share || return
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,qp_timeout=20" "addr=$A,port=$PORT,rlat,count=20,qp_timeout=14,retry_count=3"
 	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "srv=$SRV cli=$CLI"; return 1; }
@@ -219,6 +220,7 @@ kp_test bw-duplex t_bw 16384 300 ",duplex"
 # bw,read,duplex (ib_read_bw -b): each side streams READs of the other's
 # buffer; both results whole, each side's record counts its own READs
 t_bw_read_duplex() {
+	kp_verbs_share || return
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,read,duplex,size=16384,count=300"
 	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "srv=$SRV cli=$CLI"; return 1; }
@@ -238,6 +240,7 @@ kp_test bw-read-duplex t_bw_read_duplex
 # proves there was something to hold back (else a SKIP).  The pace is in
 # the result's own figure, BW_average.
 t_rate_limit() {
+	kp_verbs_share || return
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,size=4096,count=400"
 	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "unpaced: srv=$SRV cli=$CLI"; return 1; }
@@ -264,6 +267,7 @@ kp_test rate-limit t_rate_limit
 # one by one (one out of order or without it fails the size, -EPROTO);
 # the server counts every message, and says it checked them.
 t_imm_stream() {
+	kp_verbs_share || return
 	for m in "bw,imm,warmup=20 bw_imm 4096 300 1 320" \
 		"bw,send,imm bw_send 4096 300 1 300" \
 		"bw,imm,qps=2 bw_imm 65536 100 2 200"; do
@@ -690,6 +694,7 @@ kp_test co-runner t_co_runner
 # operation refuses a client of the other.  Fields: options, count,
 # warm-up, CAS meant to fail (of count + warm-up), QPs, operation, mode.
 t_atomic() {
+	kp_verbs_share || return
 	for m in "alat,warmup=20 200 20 0 1 fadd alat" \
 		"alat,atomic=cas 200 0 50 1 cas alat" \
 		"bw,atomic=fadd,txdepth=32 500 0 0 1 fadd bw_atomic" \

@@ -213,6 +213,13 @@ kp_atomics() {
 		{ kp_why "atomic counters: $(kp_rec "$1")"; return 1; }
 }
 
+# kp_verbs_share: a SKIP where make test's quick lane leaves perftest's
+# newer verbs (issue 43) to make test-matrix (tests/drivers/test-matrix)
+kp_verbs_share() {
+	[ -z "${KP_VERBS_MATRIX:-}" ] ||
+		kp_skipped "make test runs perftest's newer verbs on 6.1, 6.12 and arm64-6.1; make test-matrix here too"
+}
+
 # kp_fcmp A OP B: compare two numeric expressions (our own numbers only).
 kp_fcmp() { awk "BEGIN { exit !(($1) $2 ($3)) }"; }
 

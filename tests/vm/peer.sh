@@ -284,6 +284,7 @@ kp_test npu-bw-duplex-mixed t_npu_pair host npu "bw,duplex,size=65536,count=100"
 # memory, alat's compare-and-swaps (25 of 100 meant to fail) and a
 # stream of fetch-and-adds, every value checked on both sides
 t_npu_atomic() {
+	kp_verbs_share || return
 	for m in "alat,atomic=cas 100 25 cas alat" "bw,atomic=fadd 300 0 fadd bw_atomic"; do
 		set -- $m
 		PORT=$((PORT + 1))
