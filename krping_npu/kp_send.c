@@ -34,6 +34,14 @@ static int kp_send_take_imm(struct kp_conn *c, const struct ib_wc *wc,
 	u32 want = (u32)(c->stream.done + *got) & ~KP_IMM_LAST;
 	u32 imm = be32_to_cpu(wc->ex.imm_data);
 
+	enum ib_wc_opcode op = c->t->mode == KP_MODE_BW_IMM ?
+			       IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV;
+
+	if (wc->opcode != op) {
+		kp_err(c->t, "%s: message %u completed as opcode %d, not %d",
+		       kp_mode_name(c->t->mode), want, wc->opcode, op);
+		return -EPROTO;
+	}
 	if (!(wc->wc_flags & IB_WC_WITH_IMM) || (imm & ~KP_IMM_LAST) != want) {
 		kp_err(c->t, "%s: message %u of the stream carries %s0x%x, not its number",
 		       kp_mode_name(c->t->mode), want,

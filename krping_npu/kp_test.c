@@ -20,9 +20,11 @@
  * own memory and answers with a FIN of status EIO if it differs.
  *
  * Version 5 of the hello carries the warm-up (the server's bound on the
- * FIN counts it), version 6 each side's probe target (iWARP's probes,
- * kp_verbs.c); a version 4 (40 bytes, no warm-up) or 5 (44 bytes) client
- * is served in its own version and length.
+ * FIN counts it), version 6 (60 bytes) each side's probe target (iWARP's
+ * probes, kp_verbs.c), version 7 (64 bytes) the client's pace
+ * (rate_limit=, which that bound counts too); a version 4 (40 bytes, no
+ * warm-up), 5 (44 bytes) or 6 client is served in its own version and
+ * length.
  *
  * The server learns the mode and sizes from each hello, so one
  * "server,addr=...,port=..." serves any client.  Each size gets fresh
@@ -547,6 +549,7 @@ static int kp_test_check(struct kp_conn *c)
 		t->size = size;
 		t->warmup = warmup;
 		t->rate = rate;
+		t->atomic_op = op;
 		t->duplex = duplex;
 		t->rec->mode = mode;
 		/* as the client asks, or as NPU memory here needs */
@@ -605,7 +608,9 @@ static int kp_test_check(struct kp_conn *c)
 	if (c->idx && (mode != t->mode || count != t->count ||
 		       duration_s != t->duration_s || size != t->size ||
 		       warmup != t->warmup || duplex != t->duplex ||
-		       rate != t->rate)) {
+		       rate != t->rate ||
+		       !!(h->flags & KP_HELLO_IMM) != t->imm_stream ||
+		       (kp_mode_atomic(mode) && op != t->atomic_op))) {
 		kp_err(t, "connection %u asks for another test than connection 0",
 		       c->idx);
 		return -EPROTO;

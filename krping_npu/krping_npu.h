@@ -399,6 +399,7 @@ struct kp_test {
 	u32 size;
 	u32 warmup;		/* server: the client's warm-up messages */
 	u32 rate;		/* the client's rate_limit (MiB/s), 0: none */
+	enum kp_atomic atomic_op;	/* server: the client's atomics' */
 	bool duplex;
 	bool wlat_imm;		/* wlat: immediate data, not polled buffers */
 	/* bw_imm, bw_send with imm: every message's immediate its number */

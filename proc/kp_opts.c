@@ -200,7 +200,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_RATE_LIMIT] = { "rate_limit", KP_T_U32, KP_F(rate_limit), 1,
 		KP_MAX_THRESHOLD,
 		"client, bw",
-		"pace each stream to this many MiB/s in software, as perftest --rate_limit=N --rate_units=M --rate_limit_type=SW: a burst of burst_size messages starts no earlier than its bytes allow from the stream's start, so BW_average stays under the rate x n / (n - burst_size) for n messages; the last message of each burst is signalled.  Not with duplex or atomic (perftest refuses atomics too), with qps=N only where cpus= gives each QP a thread, and a burst must take less than timeout=, which bounds the server's wait for a message" },
+		"pace each stream to this many MiB/s in software, as perftest --rate_limit=N --rate_units=M --rate_limit_type=SW: a burst of burst_size messages starts no earlier than its bytes allow from the stream's start, so BW_average stays under the rate x n / (n - burst_size) for n messages; the last message of each burst is signalled.  Not with duplex or atomic (perftest refuses atomics too), with qps=N only where cpus= gives each QP a thread; with send or imm a burst must take less than timeout=, which bounds the server's wait for each message (give both sides the same)" },
 	[KP_OPT_BURST_SIZE] = { "burst_size", KP_T_U32, KP_F(burst_size), 1,
 		KP_MAX_TXDEPTH,
 		"client, bw",
@@ -834,16 +834,16 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 		kp_err(err, errlen, "'burst_size' is rate_limit's burst: give 'rate_limit'");
 		return -EINVAL;
 	}
-	if (o->rate_limit) {
+	/* bw,send and bw,imm: the server waits for each message */
+	if (o->rate_limit && (o->bw_send || o->wlat_imm)) {
 		u32 i, size = o->size, burst = o->burst_size ?: o->txdepth;
 		u64 ms;
 
 		for (i = 0; i < o->nsizes; i++)
 			size = o->sizes[i] > size ? o->sizes[i] : size;
-		/* the peer waits for a message no longer than its timeout */
 		ms = kp_mul_div((u64)burst * size, 1000, (u64)o->rate_limit << 20);
 		if (ms >= o->timeout_ms) {
-			kp_err(err, errlen, "'rate_limit': a burst of %u messages of %u bytes takes %llu ms at %u MiB/s, not under timeout=%u, which bounds the server's wait for a message",
+			kp_err(err, errlen, "'rate_limit': a burst of %u messages of %u bytes takes %llu ms at %u MiB/s, not under timeout=%u, which bounds the server's wait for each message of bw,send and bw,imm (give both sides the same)",
 			       burst, size, (unsigned long long)ms,
 			       o->rate_limit, o->timeout_ms);
 			return -EINVAL;

@@ -21,7 +21,7 @@ LAT_FIGURES = ("t_min", "t_max", "t_typical", "t_avg", "t_stdev",
                "percentile_99", "percentile_99.9")
 BW_FIGURES = ("BW_peak", "BW_average", "MsgRate")
 # the figure a result is compared by: it must be there
-BW_TESTS = ("bw", "bw_read", "bw_send")
+BW_TESTS = ("bw", "bw_read", "bw_send", "bw_atomic", "bw_imm")
 MAIN = {t: "BW_average" for t in BW_TESTS}
 KEYS = ("tool", "test", "role", "mem", "device", "MsgSize")
 

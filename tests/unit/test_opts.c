@@ -737,12 +737,16 @@ static void test_rate_limit(void)
 		   "not with 'atomic' (perftest refuses it too)");
 	expect_err("server,addr=192.0.2.1,port=9,bw,rate_limit=5", -EINVAL,
 		   "not a bw server");
-	/* 64 x 4 MiB at 1 MiB/s: 256 s a burst, over timeout's 10 s */
-	expect_err(BASE ",bw,size=4194304,rate_limit=1", -EINVAL,
+	/*
+	 * bw,send, bw,imm: 64 x 4 MiB at 1 MiB/s is 256 s a burst, over
+	 * timeout's 10 s; WRITEs: the server waits for the FIN only
+	 */
+	expect_err(BASE ",bw,send,size=4194304,rate_limit=1", -EINVAL,
 		   "takes 256000 ms at 1 MiB/s, not under timeout=10000");
-	expect_ok(BASE ",bw,size=4194304,rate_limit=1,burst_size=2");
-	expect_err(BASE ",bw,sizes=64:4194304,rate_limit=1,burst_size=3", -EINVAL,
-		   "a burst of 3 messages of 4194304 bytes");
+	expect_ok(BASE ",bw,send,size=4194304,rate_limit=1,burst_size=2");
+	expect_err(BASE ",bw,imm,sizes=64:4194304,rate_limit=1,burst_size=3",
+		   -EINVAL, "a burst of 3 messages of 4194304 bytes");
+	expect_ok(BASE ",bw,size=4194304,rate_limit=1");
 	expect_err(BASE ",bw,rate_limit=0", -ERANGE, "rate_limit");
 	expect_err(BASE ",bw,rate_limit=1,burst_size=1025", -ERANGE, "burst_size");
 }

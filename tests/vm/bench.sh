@@ -192,7 +192,9 @@ theirs() {
 # per GiB at the run's BW_average.  Neither tool's setup, handshake or
 # clock calibration falls in the window.
 WIN_D=${KP_BENCH_WIN_D:-8} WIN_S=${KP_BENCH_WIN_S:-3} WIN_AT=2
-win_ns() { echo "$(cut -d' ' -f1 /proc/$1/schedstat) $(cut -d' ' -f1 /proc/$KSI0/schedstat)"; }
+# (softirq0: ksoftirqd/0, and with IRQ_TIME_ACCOUNTING the softirq time
+# that kernel keeps out of every task's, the task's included)
+win_ns() { echo "$(cut -d' ' -f1 /proc/$1/schedstat) $(softirq0 | awk '{ printf "%.0f", $1 * 1e9 }')"; }
 # win_cps "S0" "S1" MiB/s: CPU seconds per GiB between two win_ns samples
 win_cps() {
 	echo "$1 $2" | awk -v bw="$3" -v w="$WIN_S" '{ c = ($3 - $1 + $4 - $2) / 1e9

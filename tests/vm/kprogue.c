@@ -84,13 +84,14 @@ struct kp_hello {
 	uint64_t probe_buf;	/* version 6: the side's probe target (iWARP) */
 	uint32_t probe_rkey;
 	uint32_t probe_size;
+	uint32_t rate;		/* version 7: the client's rate_limit */
 } __attribute__((packed));
 
 #define KP_HELLO_MAGIC	0x4b504e55
 /*
  * The client modes speak version 4 (KP_HELLO_V4 in krping_npu/krping_npu.h,
  * 40 bytes, no warm-up), which a krping_npu server still serves; the
- * server modes take a hello of any version up to 6 (60 bytes) and answer
+ * server modes take a hello of any version up to 7 (64 bytes) and answer
  * it in the version and length it came in.
  */
 #define KP_HELLO_VER	4
