@@ -131,7 +131,7 @@ t_qp_attrs() {
 	kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,read,size=4096,count=200"
 	kp_check_bw "$(kp_res $CID)" 4096 200 bw_read || return 1
 	for id in $SID $CID; do
-		l=$(dmesg | grep "krping_npu $id: connection 0: " | sed 's/.*connection 0: //')
+		l=$(dmesg | grep "krping_npu $id: connection 0: RNR NAK timer " | sed 's/.*connection 0: //')
 		[ "$l" = "RNR NAK timer 12, RDMA READs in flight 128 out, 128 in" ] ||
 			{ kp_why "test $id: '$l'"; return 1; }
 	done
