@@ -391,7 +391,7 @@ t_long_dev() {
 	ip link delete d1
 	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "srv=$SRV cli=$CLI"; return 1; }
 	set -- $(kp_rec "$CID")
-	[ $# = 14 ] && [ "$5" = $dname ] && [ "$7" -gt 0 ] ||
+	[ $# = 16 ] && [ "$5" = $dname ] && [ "$7" -gt 0 ] ||
 		{ kp_why "record: $(kp_rec "$CID")"; return 1; }
 }
 want longdev && kp_test record-63-char-device t_long_dev
