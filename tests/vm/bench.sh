@@ -249,11 +249,13 @@ while [ $rep -lt "$REPS" ]; do
 			# (ib_write_lat has no -e: wlat's events run is imm, not its twin)
 			theirs ib_read_lat rlat $size 1 events; ours rlat $size host 1 events
 			theirs ib_send_lat slat $size 1 events; ours slat $size host 1 events
-			# atomics: 8 bytes, fetch-and-add (perftest -A's default)
+			# atomics: 8 bytes, fetch-and-add (perftest -A's
+			# default); ours and theirs set size, the loop's too
 			theirs ib_atomic_lat alat 8; ours alat 8 host; ours alat 8 npu
 			if [ "$LAT_ONLY" != 1 ]; then
 				ours bw_atomic 8 npu; ours bw_atomic 8 host; theirs ib_atomic_bw bw_atomic 8
 			fi
+			size=64
 		fi
 		[ "$LAT_ONLY" = 1 ] && continue
 		ours bw $size npu; ours bw $size host; theirs ib_write_bw bw $size
