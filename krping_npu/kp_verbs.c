@@ -1246,27 +1246,39 @@ static bool kp_flush_why(struct kp_conn *c)
 	return kp_cm_check(c) != 0;
 }
 
+/* The CM's error as a wait on the peer returns it: a probing one says so. */
+static int kp_cm_lost(struct kp_conn *c, int err)
+{
+	return c->probing && err == -ECONNRESET ?
+	       kp_peer_lost(c, "disconnected", err) : err;
+}
+
 /*
  * The CM's word on the connection, as a wait on the peer returns it.
- * Where the core's poll context reaps, what completed before the peer
- * disconnected (its last message) may still be on its way to wcq when
- * the CM's event is here (an unbound workqueue on a loaded host lags):
- * it is waited for, KP_FLUSH_WHY_MS at most, and taken first (0).  The
- * QP's flush brings the rest, receives always posted among them.
+ * What completed before the peer disconnected (its last message) may not
+ * have been reaped when the CM's event is here, and is taken first (0):
+ * with cq=direct it came in after our last empty poll, so the CQ is
+ * polled once more; where the core's poll context reaps, it may still be
+ * on its way to wcq (an unbound workqueue on a loaded host lags) and is
+ * waited for, KP_FLUSH_WHY_MS at most.  The QP's flush brings the rest,
+ * receives always posted among them.
  */
 static int kp_poll_cm(struct kp_conn *c)
 {
 	int err = kp_cm_check(c);
 
-	if (err && c->cq->poll_ctx != IB_POLL_DIRECT) {
+	if (err && c->cq->poll_ctx == IB_POLL_DIRECT) {
+		kp_cq_process(c, c->wcq_n);
+		if (kp_wcq_ready(c))
+			return 0;
+	} else if (err) {
 		wait_event_interruptible_timeout(c->t->wq, kp_wcq_ready(c) ||
 						 READ_ONCE(c->t->abort),
 						 msecs_to_jiffies(KP_FLUSH_WHY_MS));
 		if (kp_wcq_ready(c))
 			return 0;
 	}
-	return c->probing && err == -ECONNRESET ?
-	       kp_peer_lost(c, "disconnected", err) : err;
+	return kp_cm_lost(c, err);
 }
 
 /*
@@ -1285,8 +1297,9 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 			 * stop's: -EINTR, as every stopped wait returns
 			 */
 			if (wc[i].status == IB_WC_WR_FLUSH_ERR) {
+				/* what came before the flush is reaped */
 				if (kp_flush_why(c))
-					return kp_poll_cm(c);
+					return kp_cm_lost(c, kp_cm_check(c));
 				if (kp_stopping(c->t))
 					return -EINTR;
 			}
@@ -1509,7 +1522,7 @@ int kp_poll_now(struct kp_conn *c, struct ib_wc *wc, int max)
 	if (n < 0)
 		return n;
 	if (!n)
-		return kp_cm_check(c);
+		return kp_poll_cm(c);
 	return kp_poll_take(c, wc, n);
 }
 

@@ -67,6 +67,35 @@ t_fr_200() {
 }
 want fr && kp_test fr-200-quick-clients t_fr_200
 
+# 4b. the server's FIN and its disconnect both land between a client's
+# empty poll (cq=direct) and its look at the CM, made certain: the
+# client spins 20 ms at each kp_npu_check(), which kp_cm_check() calls
+# first (kp_cm_check() itself is inlined into the poll).  The FIN came first
+# and must be reaped, not lost to ECONNRESET (1 run in 200 on
+# arm64-16k 6.12, CI of stop 49).
+t_fr_fin_race() {
+	PORT=$((PORT + 1))
+	cp /usr/bin/kpwrite /usr/bin/kpcli
+	kpwrite "server,addr=$A,port=$PORT,timeout=3000" > /tmp/srv.out &
+	sp=$!
+	kp_delay_on kp_npu_check 20 kpcli || { kill $sp; wait $sp; return 1; }
+	i=0 out=errno=111
+	while [ "$out" = errno=111 ] && [ $i -lt 100 ]; do
+		out=$(kpcli "client,addr=$A,port=$PORT,fr,size=4096,count=5,cq=direct,timeout=3000")
+		i=$((i + 1))
+		[ "$out" = errno=111 ] && usleep 20000
+	done
+	kp_delay_off
+	wait $sp
+	srv=$(cat /tmp/srv.out)
+	[ "$DELAY_HITS" -gt 0 ] || { kp_why "kp_npu_check was never delayed"; return 1; }
+	case $out in ret=*) ;; *)
+		kp_why "client: $out, server: $srv ($DELAY_HITS delays)"; return 1 ;; esac
+	case $srv in ret=*) ;; *) kp_why "server: $srv"; return 1 ;; esac
+	kp_idle "a client slow to look at the CM ($DELAY_HITS delays)"
+}
+want fr && kp_test fr-fin-beside-disconnect t_fr_fin_race
+
 # 6. wlat: the client's first write may overtake the server's hello send
 t_wlat_many() {
 	PORT=$((PORT + 1))
