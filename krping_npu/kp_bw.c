@@ -10,13 +10,16 @@
  * The post times of the last window are kept to find BW peak as each
  * completion is reaped.  With duplex the server streams too.  One write
  * in cq_mod is signaled (default: every quarter of the window); a
- * completion retires the unsignaled writes before it.  A client's warmup= writes go first, as a stream of
- * their own, untimed.  With bw,send (bw_send) the stream is of SENDs
- * into the server's posted receives (kp_send.c), the last one marked by
- * immediate data; skips go first.  With imm every message carries its
- * number as immediate data, SENDs or (bw_imm) WRITEs, which complete
- * the server's receives just as SENDs do.  With qps=N each connection has its
- * own stream; kp_lanes.c steps them (kp_bw_step()) from one thread, or
+ * completion retires the unsignaled writes before it.  With post_list=
+ * the client posts its messages in chains of that many, one
+ * ib_post_send() each, as perftest -l.  A client's warmup= writes go
+ * first, as a stream of their own, untimed.  With bw,send (bw_send) the
+ * stream is of SENDs into the server's posted receives (kp_send.c), the
+ * last one marked by immediate data; skips go first.  With imm every
+ * message carries its number as immediate data, SENDs or (bw_imm)
+ * WRITEs, which complete the server's receives just as SENDs do.  With
+ * qps=N each connection has its own stream; kp_lanes.c steps them
+ * (kp_bw_step()) from one thread, or
  * gives a thread a connection of its own (kp_bw_lane()).  rate_limit=
  * paces a stream in software as perftest's limiter does: a burst starts
  * no earlier than the bytes before it allow from the stream's start.
@@ -61,12 +64,17 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 		st->depth = max(min(st->depth, c->sq_depth / c->rw_wrs), 1u);
 	/*
 	 * Signal one message in cq_mod (perftest -Q), by default every
-	 * quarter of the window, and the last; at most KP_SIG_BYTES apart,
+	 * quarter of the window (with post_list=, as perftest -l, each
+	 * chain's last), and the last; at most KP_SIG_BYTES apart,
 	 * as each completion wait is bounded by the timeout (4 MiB x 256
 	 * unsignaled would need 100 MiB/s in 10 s).
 	 */
-	st->sig = clamp(min(c->t->opts.cq_mod ?: st->depth / 4,
+	st->list = clamp(c->t->opts.post_list, 1u, st->depth);
+	st->sig = clamp(min(c->t->opts.cq_mod ?:
+			    (st->list > 1 ? st->list : st->depth / 4),
 			    KP_SIG_BYTES / c->t->size), 1u, st->depth);
+	st->chains = 0;
+	c->chain_n = 0;
 	st->warm = warm;
 	st->burst = c->t->opts.burst_size ?: c->t->opts.txdepth;
 	if (!warm) {
@@ -136,66 +144,98 @@ static int kp_bw_pace(struct kp_conn *c)
 	return KP_PACE_GO;
 }
 
-/* Post what the window has room for, up to the stream's last message. */
+/*
+ * The stream's next message: posted, or (@chain) added to the chain
+ * kp_bw_post() posts.  Returns 0, KP_PACE_REAP (not due yet: nothing
+ * done) or a negative errno.
+ */
+static int kp_bw_post_one(struct kp_conn *c, bool chain, bool chain_end)
+{
+	struct kp_stream *st = &c->stream;
+	enum ib_wr_opcode op = st->op;
+	bool timed = !st->warm;
+	bool last, signal, mark;
+	u64 wr_id;
+	u32 imm = 0;
+	int ret;
+
+	ret = kp_bw_pace(c);
+	if (ret < 0 || ret == KP_PACE_REAP)
+		return ret;
+	last = ret == KP_PACE_LAST ||
+	       (timed ? kp_run_over(c, st->posted + 1, st->now) :
+		st->posted + 1 == st->warm);
+	/* a chain's last too: what it leaves in flight always completes */
+	signal = (st->posted + 1) % st->sig == 0 || last || chain_end ||
+		 (c->t->opts.rate_limit && (st->posted + 1) % st->burst == 0);
+	/* the server stops at the stream's marked message */
+	mark = kp_mode_sink(c->t->mode) && timed && last;
+	if (c->t->imm_stream) {
+		/* its number in the size's stream, warm-up included */
+		imm = (u32)c->imm_seq++ & ~KP_IMM_LAST;
+		op = op == IB_WR_SEND ? IB_WR_SEND_WITH_IMM :
+		     IB_WR_RDMA_WRITE_WITH_IMM;
+	}
+	if (mark) {
+		imm |= KP_IMM_LAST;
+		op = op == IB_WR_RDMA_WRITE ? IB_WR_RDMA_WRITE_WITH_IMM :
+		     op == IB_WR_SEND ? IB_WR_SEND_WITH_IMM : op;
+	}
+
+	/*
+	 * A post can carry a software device's work for both sides
+	 * (rxe runs it in the softirq of local_bh_enable()): a window
+	 * of them can take long, so a stop is heard between posts.
+	 */
+	if (kp_stopping(c->t))
+		return -EINTR;
+
+	st->now = kp_clock_now(&c->t->clk);
+	if (timed)
+		kp_bw_track_post(&c->stream.track, st->posted, st->now);
+	wr_id = st->kind | st->posted << KP_WR_IDX_SHIFT;
+	if (st->kind == KP_WR_ATOMIC)
+		ret = kp_atomic_post(c, wr_id, signal, NULL);
+	else if (chain)
+		ret = kp_chain_add(c, op, &c->rdma, c->t->size, wr_id, signal,
+				   imm);
+	else
+		ret = kp_post_rdma(c, op, &c->rdma, c->t->size, wr_id, signal,
+				   imm);
+	if (ret)
+		return ret;
+	st->posted++;
+	st->stop = last;
+	return 0;
+}
+
+/*
+ * Post what the window has room for, up to the stream's last message;
+ * with post_list=, a chain at a time, once there is room for all of it.
+ */
 static int kp_bw_post(struct kp_conn *c)
 {
 	struct kp_stream *st = &c->stream;
-	bool timed = !st->warm;
+	bool chain = st->list > 1;
+	u32 i;
 	int ret;
 
-	while (!st->stop && st->posted - st->done < st->depth) {
-		enum ib_wr_opcode op = st->op;
-		bool last, signal, mark;
-		u32 imm = 0;
-
-		ret = kp_bw_pace(c);
-		if (ret < 0)
-			return ret;
-		if (ret == KP_PACE_REAP)
-			return 0;
-		last = ret == KP_PACE_LAST ||
-		       (timed ? kp_run_over(c, st->posted + 1, st->now) :
-			st->posted + 1 == st->warm);
-		signal = (st->posted + 1) % st->sig == 0 || last ||
-			 (c->t->opts.rate_limit &&
-			  (st->posted + 1) % st->burst == 0);
-		/* the server stops at the stream's marked message */
-		mark = kp_mode_sink(c->t->mode) && timed && last;
-		if (c->t->imm_stream) {
-			/* its number in the size's stream, warm-up included */
-			imm = (u32)c->imm_seq++ & ~KP_IMM_LAST;
-			op = op == IB_WR_SEND ? IB_WR_SEND_WITH_IMM :
-			     IB_WR_RDMA_WRITE_WITH_IMM;
+	while (!st->stop && st->posted - st->done + st->list <= st->depth) {
+		for (i = 0; i < st->list && !st->stop; i++) {
+			ret = kp_bw_post_one(c, chain,
+					     chain && i + 1 == st->list);
+			if (ret < 0)
+				return ret;
+			if (ret == KP_PACE_REAP)
+				return 0;
 		}
-		if (mark) {
-			imm |= KP_IMM_LAST;
-			op = op == IB_WR_RDMA_WRITE ? IB_WR_RDMA_WRITE_WITH_IMM :
-			     op == IB_WR_SEND ? IB_WR_SEND_WITH_IMM : op;
-		}
-
-		/*
-		 * A post can carry a software device's work for both sides
-		 * (rxe runs it in the softirq of local_bh_enable()): a window
-		 * of them can take long, so a stop is heard between posts.
-		 */
-		if (kp_stopping(c->t))
-			return -EINTR;
-
-		st->now = kp_clock_now(&c->t->clk);
-		if (timed)
-			kp_bw_track_post(&c->stream.track, st->posted, st->now);
-		if (st->kind == KP_WR_ATOMIC)
-			ret = kp_atomic_post(c, st->kind |
-					     st->posted << KP_WR_IDX_SHIFT,
-					     signal, NULL);
-		else
-			ret = kp_post_rdma(c, op, &c->rdma, c->t->size,
-					   st->kind | st->posted << KP_WR_IDX_SHIFT,
-					   signal, imm);
+		if (!chain)
+			continue;
+		ret = kp_chain_post(c);
 		if (ret)
 			return ret;
-		st->posted++;
-		st->stop = last;
+		if (!st->warm)
+			st->chains++;
 	}
 	return 0;
 }
@@ -249,6 +289,9 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 	if (!timed)
 		return 0;
 	st->end_ns = kp_clock_now(&c->t->clk);
+	if (st->list > 1)
+		kp_info(c->t, "connection %u: %llu messages posted in %llu chains of up to %u",
+			c->idx, st->done, st->chains, st->list);
 	kp_stats_bw(c, st->done, st->end_ns - st->run.start_ns);
 	return 0;
 }

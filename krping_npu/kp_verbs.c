@@ -80,6 +80,16 @@ static int kp_cqe_alloc(struct kp_conn *c)
 		return -ENOMEM;
 	for (i = 0; i < c->nslots; i++)
 		c->slots[i].cqe.done = kp_wc_done;
+	/* post_list=: the work requests of a chain, and their SGEs */
+	if (c->t->opts.post_list > 1) {
+		c->chain_wr = kvcalloc(c->t->opts.post_list,
+				       sizeof(*c->chain_wr), GFP_KERNEL);
+		c->chain_sge = kvcalloc(c->t->opts.post_list * KP_MAX_SGE,
+					sizeof(*c->chain_sge), GFP_KERNEL);
+		if (!c->chain_wr || !c->chain_sge)
+			return -ENOMEM;
+	}
+	c->chain_n = 0;
 	spin_lock_init(&c->wcq_lock);
 	c->wcq_head = 0;
 	c->wcq_tail = 0;
@@ -90,6 +100,10 @@ static int kp_cqe_alloc(struct kp_conn *c)
 
 static void kp_cqe_free(struct kp_conn *c)
 {
+	kvfree(c->chain_sge);
+	c->chain_sge = NULL;
+	kvfree(c->chain_wr);
+	c->chain_wr = NULL;
 	kvfree(c->slots);
 	c->slots = NULL;
 	kvfree(c->wcq);
@@ -653,30 +667,38 @@ static int kp_sge_split(struct kp_conn *c, struct kp_buf *b, u64 base,
 }
 
 /* Post with bottom halves off so a software device's tasklet runs at once. */
+/* The bytes @w moves: its SGEs' (an inline one's too). */
+static u32 kp_wr_len(const struct ib_send_wr *w)
+{
+	u32 i, len = 0;
+
+	for (i = 0; i < w->num_sge; i++)
+		len += w->sg_list[i].length;
+	return len;
+}
+
+/* Post @wr and the chain behind it (post_list=), each one traced. */
 static int kp_post_send(struct kp_conn *c, const struct ib_send_wr *wr)
 {
 	/* a driver may fail a post without setting it */
-	const struct ib_send_wr *bad = wr;
+	const struct ib_send_wr *bad = wr, *w;
 	int ret;
 
-	if (trace_kp_post_send_enabled()) {
-		u32 i, len = 0;
-
-		for (i = 0; i < wr->num_sge; i++)
-			len += wr->sg_list[i].length;
+	for (w = wr; trace_kp_post_send_enabled() && w; w = w->next)
 		trace_kp_post_send(c->t->rec->id, c->idx, c->qp->qp_num,
-				   container_of(wr->wr_cqe, struct kp_cqe,
+				   container_of(w->wr_cqe, struct kp_cqe,
 						cqe)->wr_id,
-				   wr->opcode, len, wr->send_flags,
-				   wr->num_sge);
-	}
+				   w->opcode, kp_wr_len(w), w->send_flags,
+				   w->num_sge);
 	local_bh_disable();
 	ret = ib_post_send(c->qp, wr, &bad);
 	local_bh_enable();
+	/* those before the bad one were posted */
+	for (w = wr; w && (!ret || w != bad); w = w->next)
+		if (w->send_flags & IB_SEND_SIGNALED)
+			c->sends_out++;
 	if (ret)
 		kp_err(c->t, "ib_post_send(opcode %d): %d", bad->opcode, ret);
-	else if (wr->send_flags & IB_SEND_SIGNALED)
-		c->sends_out++;
 	return ret;
 }
 
@@ -899,55 +921,11 @@ int kp_post_inv(struct kp_conn *c, struct kp_buf *b, bool signal)
 
 
 /* RDMA READ/WRITE(_WITH_IMM) between @b and the peer's advertised buffer. */
-int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
-		 u32 len, u64 wr_id, bool signal, u32 imm)
+/* The counters of a READ, WRITE or SEND posted (most are unsignaled). */
+static void kp_count_post(struct kp_conn *c, enum ib_wr_opcode op, u32 len)
 {
-	struct ib_sge sge[KP_MAX_SGE];
-	struct ib_rdma_wr wr = {
-		.wr = {
-			.wr_cqe = kp_wr_cqe(c, wr_id, signal),
-			.sg_list = sge,
-			.opcode = op,
-			.send_flags = signal ? IB_SEND_SIGNALED : 0,
-		},
-		.remote_addr = c->remote_addr,
-		.rkey = c->remote_rkey,
-	};
-
 	struct kp_counters *k = c->cnt;
-	int ret;
 
-	if (kp_buf_cpu_owned(c, b))
-		return -EPROTO;
-	if (c->rw && b == &c->rdma &&
-	    (op == IB_WR_RDMA_READ || op == IB_WR_RDMA_WRITE)) {
-		/* rw: the core's rdma_rw chooses how (kp_rw.c) */
-		ret = kp_rw_post(c, op, wr_id >> KP_WR_IDX_SHIFT, len,
-				 wr.wr.wr_cqe, signal, wr_id);
-		if (ret)
-			return ret;
-		if (signal)
-			c->sends_out++;
-		goto count;
-	}
-	/* small writes from host memory go inline, by CPU address */
-	if (op != IB_WR_RDMA_READ && op != IB_WR_RDMA_READ_WITH_INV &&
-	    len <= c->max_inline && b->vaddr) {
-		wr.wr.send_flags |= IB_SEND_INLINE;
-		wr.wr.num_sge = kp_sge_split(c, b, (uintptr_t)b->vaddr, sge,
-					     len);
-	} else {
-		wr.wr.num_sge = kp_sge_split(c, b, b->dma, sge, len);
-	}
-	if (op == IB_WR_RDMA_WRITE_WITH_IMM || op == IB_WR_SEND_WITH_IMM)
-		wr.wr.ex.imm_data = cpu_to_be32(imm);
-	if (op == IB_WR_RDMA_READ_WITH_INV)
-		wr.wr.ex.invalidate_rkey = b->mr->rkey;
-	ret = kp_post_send(c, &wr.wr);
-	if (ret)
-		return ret;
-count:
-	/* counted when posted: most writes are unsignaled */
 	if (op == IB_WR_RDMA_READ || op == IB_WR_RDMA_READ_WITH_INV) {
 		k->read_msgs++;
 		k->read_bytes += len;
@@ -958,6 +936,103 @@ count:
 		k->write_msgs++;
 		k->write_bytes += len;
 	}
+}
+
+/* @wr, with @sge, for a READ, WRITE or SEND of @len bytes of @b. */
+static void kp_rdma_wr(struct kp_conn *c, struct ib_rdma_wr *wr,
+		       struct ib_sge *sge, enum ib_wr_opcode op,
+		       struct kp_buf *b, u32 len, u64 wr_id, bool signal,
+		       u32 imm)
+{
+	*wr = (struct ib_rdma_wr) {
+		.wr = {
+			.wr_cqe = kp_wr_cqe(c, wr_id, signal),
+			.sg_list = sge,
+			.opcode = op,
+			.send_flags = signal ? IB_SEND_SIGNALED : 0,
+		},
+		.remote_addr = c->remote_addr,
+		.rkey = c->remote_rkey,
+	};
+	/* small writes from host memory go inline, by CPU address */
+	if (op != IB_WR_RDMA_READ && op != IB_WR_RDMA_READ_WITH_INV &&
+	    len <= c->max_inline && b->vaddr) {
+		wr->wr.send_flags |= IB_SEND_INLINE;
+		wr->wr.num_sge = kp_sge_split(c, b, (uintptr_t)b->vaddr, sge,
+					      len);
+	} else {
+		wr->wr.num_sge = kp_sge_split(c, b, b->dma, sge, len);
+	}
+	if (op == IB_WR_RDMA_WRITE_WITH_IMM || op == IB_WR_SEND_WITH_IMM)
+		wr->wr.ex.imm_data = cpu_to_be32(imm);
+	if (op == IB_WR_RDMA_READ_WITH_INV)
+		wr->wr.ex.invalidate_rkey = b->mr->rkey;
+}
+
+int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
+		 u32 len, u64 wr_id, bool signal, u32 imm)
+{
+	struct ib_sge sge[KP_MAX_SGE];
+	struct ib_rdma_wr wr;
+	int ret;
+
+	if (kp_buf_cpu_owned(c, b))
+		return -EPROTO;
+	if (c->rw && b == &c->rdma &&
+	    (op == IB_WR_RDMA_READ || op == IB_WR_RDMA_WRITE)) {
+		/* rw: the core's rdma_rw chooses how (kp_rw.c) */
+		ret = kp_rw_post(c, op, wr_id >> KP_WR_IDX_SHIFT, len,
+				 kp_wr_cqe(c, wr_id, signal), signal, wr_id);
+		if (ret)
+			return ret;
+		if (signal)
+			c->sends_out++;
+		kp_count_post(c, op, len);
+		return 0;
+	}
+	kp_rdma_wr(c, &wr, sge, op, b, len, wr_id, signal, imm);
+	ret = kp_post_send(c, &wr.wr);
+	if (!ret)
+		kp_count_post(c, op, len);
+	return ret;
+}
+
+/*
+ * post_list=: as kp_post_rdma(), the work request added to the chain
+ * that kp_chain_post() posts, in one ib_post_send() (not with rw).
+ */
+int kp_chain_add(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
+		 u32 len, u64 wr_id, bool signal, u32 imm)
+{
+	u32 n = c->chain_n;
+
+	if (kp_buf_cpu_owned(c, b))
+		return -EPROTO;
+	if (WARN_ON_ONCE(c->rw || n >= c->t->opts.post_list))
+		return -EINVAL;
+	kp_rdma_wr(c, &c->chain_wr[n], &c->chain_sge[n * KP_MAX_SGE], op, b,
+		   len, wr_id, signal, imm);
+	if (n)
+		c->chain_wr[n - 1].wr.next = &c->chain_wr[n].wr;
+	c->chain_n = n + 1;
+	return 0;
+}
+
+/* ... and the chain posted: its work requests counted once they are. */
+int kp_chain_post(struct kp_conn *c)
+{
+	u32 i, n = c->chain_n;
+	int ret;
+
+	if (!n)
+		return 0;
+	c->chain_n = 0;
+	ret = kp_post_send(c, &c->chain_wr[0].wr);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		kp_count_post(c, c->chain_wr[i].wr.opcode,
+			      kp_wr_len(&c->chain_wr[i].wr));
 	return 0;
 }
 

@@ -293,6 +293,8 @@ struct kp_stream {
 	u32 depth;		/* messages in flight at most */
 	u32 sig;		/* signal one in this many */
 	u32 burst;		/* rate_limit: messages a burst */
+	u32 list;		/* post_list: messages a chain, or 1 */
+	u64 chains;		/* ... ib_post_send() calls of the timed stream */
 	u64 pace_start;		/* rate_limit: the stream's bytes count from here */
 	u64 warm;		/* untimed messages; 0: the timed stream */
 	u64 posted, done;
@@ -566,6 +568,11 @@ struct kp_conn {
 	u32 rw_nents;
 	u32 rw_wrs;		/* work requests a message takes at most */
 
+	/* post_list=: the stream's work requests of one chain */
+	struct ib_rdma_wr *chain_wr;
+	struct ib_sge *chain_sge;	/* KP_MAX_SGE a work request */
+	u32 chain_n;			/* added, not posted yet */
+
 	struct kp_stream stream;
 	u64 reaped;		/* bw completions reaped, warm-up included */
 	u64 imm_seq;		/* imm_stream: data messages posted this size */
@@ -650,6 +657,9 @@ int kp_post_reg(struct kp_conn *c, struct kp_buf *b, int access, bool signal);
 int kp_post_inv(struct kp_conn *c, struct kp_buf *b, bool signal);
 int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm);
+int kp_chain_add(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
+		 u32 len, u64 wr_id, bool signal, u32 imm);
+int kp_chain_post(struct kp_conn *c);
 int kp_post_atomic(struct kp_conn *c, enum kp_atomic op, struct kp_buf *b,
 		   u64 wr_id, bool signal, u64 arg, u64 swap);
 int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin);

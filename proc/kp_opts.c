@@ -205,6 +205,10 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		KP_MAX_TXDEPTH,
 		"client, bw",
 		"rate_limit's burst, in messages (perftest --burst_size; default, as perftest's, txdepth)" },
+	[KP_OPT_POST_LIST] = { "post_list", KP_T_U32, KP_F(post_list), 1,
+		KP_MAX_POST_LIST,
+		"client, bw",
+		"post the stream's work requests this many to a chain, one ib_post_send() each, as perftest -l: a chain goes once the window has room for all of it, and its last is signalled (cq_mod defaults to post_list; given, it must divide it).  count must be a multiple of it, and txdepth at least it; the client's dmesg line says how many chains went.  Not with duplex, rw, atomic or rate_limit" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -829,6 +833,37 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 		       o->duplex ? "duplex" : "atomic",
 		       o->duplex ? "" : " (perftest refuses it too)");
 		return -EINVAL;
+	}
+	if (o->post_list > 1) {
+		const char *bad = o->duplex ? "duplex" : o->rw ? "rw" :
+				  o->atomic ? "atomic" :
+				  o->rate_limit ? "rate_limit" : NULL;
+
+		if (o->role != KP_ROLE_CLIENT || o->mode != KP_MODE_BW) {
+			kp_err(err, errlen, "'post_list' chains a bw client's stream, not a %s %s's",
+			       kp_mode_name(o->mode), kp_role_name(o->role));
+			return -EINVAL;
+		}
+		if (bad) {
+			kp_err(err, errlen, "'post_list' chains the client's plain stream: not with '%s'",
+			       bad);
+			return -EINVAL;
+		}
+		if (o->post_list > o->txdepth) {
+			kp_err(err, errlen, "'post_list' %u: a chain goes when txdepth has room for it all, and txdepth is %u",
+			       o->post_list, o->txdepth);
+			return -EINVAL;
+		}
+		if (!kp_opt_given(o, KP_OPT_DURATION) && o->count % o->post_list) {
+			kp_err(err, errlen, "'count' %u is not a multiple of 'post_list' %u (as perftest -l wants)",
+			       o->count, o->post_list);
+			return -EINVAL;
+		}
+		if (o->cq_mod && o->post_list % o->cq_mod) {
+			kp_err(err, errlen, "'post_list' %u is not a multiple of 'cq_mod' %u (as perftest -l wants)",
+			       o->post_list, o->cq_mod);
+			return -EINVAL;
+		}
 	}
 	if (o->burst_size && !o->rate_limit) {
 		kp_err(err, errlen, "'burst_size' is rate_limit's burst: give 'rate_limit'");

@@ -46,6 +46,7 @@ enum kp_cq_ctx {
 #define KP_MAX_SGE		16	/* sge=: SGEs of a data work request */
 #define KP_DEF_INLINE		220	/* inline=: perftest's for WRITE latency */
 #define KP_MAX_INLINE		1024	/* inline=: perftest -I's bound */
+#define KP_MAX_POST_LIST	64	/* post_list=: work requests a chain */
 #define KP_MAX_THRESHOLD	10000000	/* expect_bw (MiB/s), max_lat, max_p99 (usec) */
 #define KP_NPU_VA_ALIGN		4096u	/* npu_va, npu_len, and the pieces carved */
 
@@ -159,6 +160,7 @@ struct kp_opts {
 	u32 retry_count;		/* the QPs' transport retries */
 	u32 rate_limit;			/* bw: MiB/s a stream is paced to, 0: none */
 	u32 burst_size;			/* ... in bursts of this many messages */
+	u32 post_list;			/* bw: messages posted a chain, 0: one */
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
 	u32 ncpus;			/* 0: all in the writer's thread */
@@ -221,6 +223,7 @@ enum kp_opt_id {
 	KP_OPT_RETRY_COUNT,
 	KP_OPT_RATE_LIMIT,
 	KP_OPT_BURST_SIZE,
+	KP_OPT_POST_LIST,
 	KP_OPT_NR,
 };
 

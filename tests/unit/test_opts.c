@@ -302,6 +302,7 @@ static void test_help(void)
 		"rw", "light", "inline=", "cq_mod=1..1024", "alat",
 		"atomic=fadd|cas", "qp_timeout=0..31", "retry_count=0..7",
 		"rate_limit=1..10000000", "burst_size=1..1024",
+		"post_list=1..64",
 	};
 	unsigned int i;
 
@@ -751,8 +752,40 @@ static void test_rate_limit(void)
 	expect_err(BASE ",bw,rate_limit=1,burst_size=1025", -ERANGE, "burst_size");
 }
 
+/* post_list=: perftest -l, a bw client's stream in chains */
+static void test_post_list(void)
+{
+	expect_ok(BASE ",bw,post_list=8,count=800");
+	KT_CHECK(o.post_list == 8 && !o.cq_mod, "post_list 8, cq_mod its own");
+	expect_ok(BASE ",bw,read,post_list=4,cq_mod=2,count=400");
+	expect_ok(BASE ",bw,send,imm,post_list=16,count=160");
+	expect_ok(BASE ",bw,post_list=64,duration=2");
+	expect_ok(BASE ",bw,post_list=1,count=7");
+	expect_err(BASE ",bw,post_list=8,count=801", -EINVAL,
+		   "'count' 801 is not a multiple of 'post_list' 8");
+	expect_err(BASE ",bw,post_list=8,cq_mod=3,count=800", -EINVAL,
+		   "'post_list' 8 is not a multiple of 'cq_mod' 3");
+	expect_err(BASE ",bw,post_list=32,txdepth=16,count=320", -EINVAL,
+		   "and txdepth is 16");
+	expect_err(BASE ",bw,duplex,post_list=8,count=800", -EINVAL,
+		   "not with 'duplex'");
+	expect_err(BASE ",bw,rw,post_list=8,count=800", -EINVAL,
+		   "not with 'rw'");
+	expect_err(BASE ",bw,atomic=cas,post_list=8,count=800", -EINVAL,
+		   "not with 'atomic'");
+	expect_err(BASE ",bw,rate_limit=5,post_list=8,count=800", -EINVAL,
+		   "not with 'rate_limit'");
+	expect_err(BASE ",wlat,post_list=8,count=800", -EINVAL,
+		   "not a wlat client's");
+	expect_err("server,addr=192.0.2.1,port=9,bw,post_list=8", -EINVAL,
+		   "not a bw server's");
+	expect_err(BASE ",bw,post_list=65", -ERANGE, "post_list");
+	expect_err(BASE ",bw,post_list=0", -ERANGE, "post_list");
+}
+
 int main(void)
 {
+	test_post_list();
 	test_rate_limit();
 	test_qp_timers();
 	test_atomic();

@@ -502,6 +502,64 @@ t_cq_mod_pairs() {
 }
 kp_test cq-mod t_cq_mod
 
+# post_list=N (perftest -l): the client's stream reaches the device in
+# chains, one post each.  rxe's own post_send entry (a kprobe event, the
+# client's calls alone: it runs as kpcli) is entered 700 times fewer for
+# 800 writes in chains of 8 than for the same 800 one by one, the
+# control messages around them alike; every write is posted (800 post
+# events), each chain's last signalled (100), and the client's dmesg
+# counts the chains.  READs in chains of 4 with cq_mod=2 signal 2 a
+# chain; SENDs with imm in chains of 16 reach the server in order (it
+# checks each number).
+t_post_list() {
+	kp_verbs_share || return
+	T=/sys/kernel/tracing
+	[ -d $T/events ] || mount -t tracefs nodev $T || { kp_why "no tracefs"; return 1; }
+	grep -q '^p:kprobes/kp_rxe_post ' $T/kprobe_events ||
+		echo 'p:kp_rxe_post rxe_post_send' >> $T/kprobe_events ||
+		{ kp_why "no kprobe event on rxe_post_send"; return 1; }
+	echo 'comm == "kpcli"' > $T/events/kprobes/kp_rxe_post/filter
+	echo 1 > $T/events/kprobes/kp_rxe_post/enable
+	kp_trace_during t_post_list_pairs
+	r=$?
+	echo 0 > $T/events/kprobes/kp_rxe_post/enable
+	return $r
+}
+kp_as_kpcli() { shift; kpcli "$@"; }
+t_post_list_pairs() {
+	cp /usr/bin/kpwrite /usr/bin/kpcli
+	KP_CLI_PIN=kp_as_kpcli
+	calls=""
+	for m in "1 4 800 bw 800 50" "8 4 800 bw 800 100" \
+		"4,cq_mod=2,read 3 400 bw_read 400 200" \
+		"16,send,imm 7 160 bw_send 160 10"; do
+		set -- $m
+		PORT=$((PORT + 1))
+		n0=$(grep -c ' kp_rxe_post: ' $T/trace)
+		kp_traced "addr=$A,port=$PORT,probe=0" "addr=$A,port=$PORT,bw,size=4096,count=$3,warmup=0,probe=0,txdepth=64,post_list=$1"
+		n1=$(grep -c ' kp_rxe_post: ' /tmp/trace.txt)
+		calls="$calls $((n1 - n0))"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ KP_CLI_PIN=; kp_why "post_list=$1: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID)" 4096 $3 $4 || { KP_CLI_PIN=; return 1; }
+		all=$(kp_nposts $CID $2)
+		sig=$(kp_nposts $CID $2 signaled=1)
+		[ "$all" = $5 ] && [ "$sig" = $6 ] ||
+			{ KP_CLI_PIN=; kp_why "post_list=$1: $sig of $all posts signalled, want $6 of $5"; return 1; }
+		l=${1%%,*}
+		[ $l = 1 ] && continue
+		want="krping_npu $CID: connection 0: $3 messages posted in $(($3 / l)) chains of up to $l"
+		[ "$(dmesg | grep -c "$want\$")" = 1 ] ||
+			{ KP_CLI_PIN=; kp_why "no line '$want'"; return 1; }
+	done
+	KP_CLI_PIN=
+	set -- $calls
+	[ $(($1 - $2)) = 700 ] ||
+		{ kp_why "rxe_post_send entered$calls times by the client: want 700 fewer with post_list=8"; return 1; }
+	kp_log "post_list: rxe_post_send entered by the client$calls times (800 writes one by one, in chains of 8; 400 READs in 4s; 160 SENDs in 16s)"
+}
+kp_test post-list t_post_list
+
 # sge=N: each data READ, WRITE and SEND, and each data receive, reaches
 # its buffer through N SGEs of the message's bytes (one a byte where the
 # message is shorter), as the post events say; each side its own N, the
