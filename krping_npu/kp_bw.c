@@ -226,8 +226,9 @@ static int kp_bw_post(struct kp_conn *c)
 					     chain && i + 1 == st->list);
 			if (ret < 0)
 				return ret;
+			/* not due: what the chain holds goes now */
 			if (ret == KP_PACE_REAP)
-				return 0;
+				return chain ? kp_chain_post(c) : 0;
 		}
 		if (!chain)
 			continue;

@@ -677,11 +677,14 @@ static u32 kp_wr_len(const struct ib_send_wr *w)
 	return len;
 }
 
-/* Post @wr and the chain behind it (post_list=), each one traced. */
-static int kp_post_send(struct kp_conn *c, const struct ib_send_wr *wr)
+/*
+ * Post @wr and the chain behind it (post_list=), each one traced; on a
+ * failure *@bad is the first not posted.
+ */
+static int kp_post_chain(struct kp_conn *c, const struct ib_send_wr *wr,
+			 const struct ib_send_wr **bad)
 {
-	/* a driver may fail a post without setting it */
-	const struct ib_send_wr *bad = wr, *w;
+	const struct ib_send_wr *w;
 	int ret;
 
 	for (w = wr; trace_kp_post_send_enabled() && w; w = w->next)
@@ -690,16 +693,25 @@ static int kp_post_send(struct kp_conn *c, const struct ib_send_wr *wr)
 						cqe)->wr_id,
 				   w->opcode, kp_wr_len(w), w->send_flags,
 				   w->num_sge);
+	/* a driver may fail a post without setting it */
+	*bad = wr;
 	local_bh_disable();
-	ret = ib_post_send(c->qp, wr, &bad);
+	ret = ib_post_send(c->qp, wr, bad);
 	local_bh_enable();
 	/* those before the bad one were posted */
-	for (w = wr; w && (!ret || w != bad); w = w->next)
+	for (w = wr; w && (!ret || w != *bad); w = w->next)
 		if (w->send_flags & IB_SEND_SIGNALED)
 			c->sends_out++;
 	if (ret)
-		kp_err(c->t, "ib_post_send(opcode %d): %d", bad->opcode, ret);
+		kp_err(c->t, "ib_post_send(opcode %d): %d", (*bad)->opcode, ret);
 	return ret;
+}
+
+static int kp_post_send(struct kp_conn *c, const struct ib_send_wr *wr)
+{
+	const struct ib_send_wr *bad;
+
+	return kp_post_chain(c, wr, &bad);
 }
 
 /* A control receive, unless data receives are queued (c->rq_hold). */
@@ -1018,22 +1030,21 @@ int kp_chain_add(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 	return 0;
 }
 
-/* ... and the chain posted: its work requests counted once they are. */
+/* ... and the chain posted: those that went, counted. */
 int kp_chain_post(struct kp_conn *c)
 {
+	const struct ib_send_wr *bad;
 	u32 i, n = c->chain_n;
 	int ret;
 
 	if (!n)
 		return 0;
 	c->chain_n = 0;
-	ret = kp_post_send(c, &c->chain_wr[0].wr);
-	if (ret)
-		return ret;
-	for (i = 0; i < n; i++)
+	ret = kp_post_chain(c, &c->chain_wr[0].wr, &bad);
+	for (i = 0; i < n && (!ret || &c->chain_wr[i].wr != bad); i++)
 		kp_count_post(c, c->chain_wr[i].wr.opcode,
 			      kp_wr_len(&c->chain_wr[i].wr));
-	return 0;
+	return ret;
 }
 
 /*
@@ -1332,24 +1343,36 @@ static int kp_cm_lost(struct kp_conn *c, int err)
  * The CM's word on the connection, as a wait on the peer returns it.
  * What completed before the peer disconnected (its last message) may not
  * have been reaped when the CM's event is here, and is taken first (0):
- * with cq=direct it came in after our last empty poll, so the CQ is
- * polled once more; where the core's poll context reaps, it may still be
- * on its way to wcq (an unbound workqueue on a loaded host lags) and is
- * waited for, KP_FLUSH_WHY_MS at most.  The QP's flush brings the rest,
- * receives always posted among them.
+ * the data QP's completions and the CM's MADs travel apart, so with
+ * @wait it is waited for, where the core's poll context reaps (an
+ * unbound workqueue on a loaded host lags) KP_FLUSH_WHY_MS at most, and
+ * with cq=direct, which came in after our last empty poll, by polling
+ * for KP_LAST_MSG_MS; without @wait the CQ is looked at once.  The QP's
+ * flush brings the rest, receives always posted among them.
  */
-static int kp_poll_cm(struct kp_conn *c)
+static int kp_poll_cm(struct kp_conn *c, bool wait)
 {
 	int err = kp_cm_check(c);
+	unsigned long end;
 
-	if (err && c->cq->poll_ctx == IB_POLL_DIRECT) {
-		kp_cq_process(c, c->wcq_n);
-		if (kp_wcq_ready(c))
-			return 0;
-	} else if (err) {
-		wait_event_interruptible_timeout(c->t->wq, kp_wcq_ready(c) ||
-						 READ_ONCE(c->t->abort),
-						 msecs_to_jiffies(KP_FLUSH_WHY_MS));
+	if (!err)
+		return 0;
+	if (c->cq->poll_ctx == IB_POLL_DIRECT) {
+		end = jiffies + msecs_to_jiffies(KP_LAST_MSG_MS);
+		for (;;) {
+			kp_cq_process(c, c->wcq_n);
+			if (kp_wcq_ready(c))
+				return 0;
+			if (!wait || !time_before(jiffies, end) ||
+			    READ_ONCE(c->t->abort))
+				break;
+			usleep_range(50, 100);
+		}
+	} else {
+		if (wait)
+			wait_event_interruptible_timeout(c->t->wq,
+					kp_wcq_ready(c) || READ_ONCE(c->t->abort),
+					msecs_to_jiffies(KP_FLUSH_WHY_MS));
 		if (kp_wcq_ready(c))
 			return 0;
 	}
@@ -1372,9 +1395,12 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 			 * stop's: -EINTR, as every stopped wait returns
 			 */
 			if (wc[i].status == IB_WC_WR_FLUSH_ERR) {
-				/* what came before the flush is reaped */
+				/*
+				 * what came before the flush is taken now, the
+				 * CM's word at the next empty poll
+				 */
 				if (kp_flush_why(c))
-					return kp_cm_lost(c, kp_cm_check(c));
+					return k ?: kp_cm_lost(c, kp_cm_check(c));
 				if (kp_stopping(c->t))
 					return -EINTR;
 			}
@@ -1466,9 +1492,12 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 		if (spins < spin) {
 			if (++spins % 64)
 				continue;
-			n = kp_poll_cm(c);
+			n = kp_poll_cm(c, true);
 			if (n)
 				return n;
+			/* the peer's last message, before its disconnect */
+			if (kp_wcq_ready(c))
+				continue;
 			if (kp_stopping(c->t))
 				return -EINTR;
 			if (time_after(jiffies, deadline)) {
@@ -1504,9 +1533,11 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 			cond_resched();
 			continue;
 		}
-		n = kp_poll_cm(c);
+		n = kp_poll_cm(c, true);
 		if (n)
 			return n;
+		if (kp_wcq_ready(c))
+			continue;
 		/* never a negative timeout: the deadline may have just passed */
 		left = kp_time_left(deadline, jiffies);
 		if (!left) {
@@ -1597,7 +1628,7 @@ int kp_poll_now(struct kp_conn *c, struct ib_wc *wc, int max)
 	if (n < 0)
 		return n;
 	if (!n)
-		return kp_poll_cm(c);
+		return kp_poll_cm(c, false);
 	return kp_poll_take(c, wc, n);
 }
 

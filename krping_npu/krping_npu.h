@@ -39,6 +39,7 @@
 #define KP_RW_MAX_SGE		32	/* rw: SGEs a work request, as the device allows */
 #define KP_DRAIN_MS		2000	/* teardown: the last sends; a free callback's fence */
 #define KP_FLUSH_WHY_MS		1000	/* a flush: the CM's disconnect after it */
+#define KP_LAST_MSG_MS		10	/* a disconnect: a direct CQ polled for the last message */
 /*
  * probe=: a probe's own bound.  The device ends a probe to a peer that is
  * gone with an error after the QP's retries (seconds); this is the safety

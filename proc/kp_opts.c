@@ -208,7 +208,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_POST_LIST] = { "post_list", KP_T_U32, KP_F(post_list), 1,
 		KP_MAX_POST_LIST,
 		"client, bw",
-		"post the stream's work requests this many to a chain, one ib_post_send() each, as perftest -l: a chain goes once the window has room for all of it, and its last is signalled (cq_mod defaults to post_list; given, it must divide it).  count must be a multiple of it, and txdepth at least it; the client's dmesg line says how many chains went.  Not with duplex, rw, atomic or rate_limit" },
+		"post the stream's work requests this many to a chain, one ib_post_send() each, as perftest -l: a chain goes once the window has room for all of it, and its last is signalled (cq_mod defaults to post_list; given, it must divide it).  count must be a multiple of it, and txdepth at least it (READs: chains no longer than the initiator depth); the client's dmesg line says how many chains went, and how long.  Not with duplex, rw, atomic or rate_limit" },
 };
 
 static const char * const kp_mem_names[] = {

@@ -506,7 +506,9 @@ kp_test cq-mod t_cq_mod
 # chains, one post each.  rxe's own post_send entry (a kprobe event, the
 # client's calls alone: it runs as kpcli) is entered 700 times fewer for
 # 800 writes in chains of 8 than for the same 800 one by one, the
-# control messages around them alike; every write is posted (800 post
+# control messages around them alike, give or take 2: the CM's MADs go
+# through it too, a DREQ or a DREP from the client's context as the
+# first to disconnect decides (6.12: 805 and 106); every write is posted (800 post
 # events), each chain's last signalled (100), and the client's dmesg
 # counts the chains.  READs in chains of 4 with cq_mod=2 signal 2 a
 # chain; SENDs with imm in chains of 16 reach the server in order (it
@@ -515,14 +517,20 @@ t_post_list() {
 	kp_verbs_share || return
 	T=/sys/kernel/tracing
 	[ -d $T/events ] || mount -t tracefs nodev $T || { kp_why "no tracefs"; return 1; }
-	grep -q '^p:kprobes/kp_rxe_post ' $T/kprobe_events ||
-		echo 'p:kp_rxe_post rxe_post_send' >> $T/kprobe_events ||
+	# the kprobe's events in an instance of their own: no other event
+	# fills its buffer, so no count is lost to a wrap
+	echo 'p:kp_rxe_post rxe_post_send' >> $T/kprobe_events ||
 		{ kp_why "no kprobe event on rxe_post_send"; return 1; }
-	echo 'comm == "kpcli"' > $T/events/kprobes/kp_rxe_post/filter
-	echo 1 > $T/events/kprobes/kp_rxe_post/enable
+	KI=$T/instances/kp_post
+	mkdir $KI && echo 4096 > $KI/buffer_size_kb &&
+		echo 'comm == "kpcli"' > $KI/events/kprobes/kp_rxe_post/filter &&
+		echo 1 > $KI/events/kprobes/kp_rxe_post/enable ||
+		{ rmdir $KI; echo '-:kp_rxe_post' >> $T/kprobe_events; kp_why "trace instance"; return 1; }
 	kp_trace_during t_post_list_pairs
 	r=$?
-	echo 0 > $T/events/kprobes/kp_rxe_post/enable
+	echo 0 > $KI/events/kprobes/kp_rxe_post/enable
+	rmdir $KI
+	echo '-:kp_rxe_post' >> $T/kprobe_events
 	return $r
 }
 kp_as_kpcli() { shift; kpcli "$@"; }
@@ -535,10 +543,9 @@ t_post_list_pairs() {
 		"16,send,imm 7 160 bw_send 160 10"; do
 		set -- $m
 		PORT=$((PORT + 1))
-		n0=$(grep -c ' kp_rxe_post: ' $T/trace)
-		kp_traced "addr=$A,port=$PORT,probe=0" "addr=$A,port=$PORT,bw,size=4096,count=$3,warmup=0,probe=0,txdepth=64,post_list=$1"
-		n1=$(grep -c ' kp_rxe_post: ' /tmp/trace.txt)
-		calls="$calls $((n1 - n0))"
+		echo > $KI/trace
+		kp_traced "addr=$A,port=$PORT,probe=0" "addr=$A,port=$PORT,bw,size=4096,count=$3,probe=0,txdepth=64,post_list=$1"
+		calls="$calls $(grep -c ' kp_rxe_post: ' $KI/trace)"
 		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
 			{ KP_CLI_PIN=; kp_why "post_list=$1: srv=$SRV cli=$CLI"; return 1; }
 		kp_check_bw "$(kp_res $CID)" 4096 $3 $4 || { KP_CLI_PIN=; return 1; }
@@ -554,8 +561,9 @@ t_post_list_pairs() {
 	done
 	KP_CLI_PIN=
 	set -- $calls
-	[ $(($1 - $2)) = 700 ] ||
-		{ kp_why "rxe_post_send entered$calls times by the client: want 700 fewer with post_list=8"; return 1; }
+	d=$(($1 - $2))
+	[ $d -ge 698 ] && [ $d -le 702 ] ||
+		{ kp_why "rxe_post_send entered$calls times by the client: want 700 (+-2) fewer with post_list=8"; return 1; }
 	kp_log "post_list: rxe_post_send entered by the client$calls times (800 writes one by one, in chains of 8; 400 READs in 4s; 160 SENDs in 16s)"
 }
 kp_test post-list t_post_list
