@@ -74,25 +74,33 @@ want fr && kp_test fr-200-quick-clients t_fr_200
 # and must be reaped, not lost to ECONNRESET (1 run in 200 on
 # arm64-16k 6.12, CI of stop 49).
 t_fr_fin_race() {
-	PORT=$((PORT + 1))
 	cp /usr/bin/kpwrite /usr/bin/kpcli
-	kpwrite "server,addr=$A,port=$PORT,timeout=3000" > /tmp/srv.out &
-	sp=$!
-	kp_delay_on kp_npu_check 20 kpcli || { kill $sp; wait $sp; return 1; }
-	i=0 out=errno=111
-	while [ "$out" = errno=111 ] && [ $i -lt 100 ]; do
-		out=$(kpcli "client,addr=$A,port=$PORT,fr,size=4096,count=5,cq=direct,timeout=3000")
-		i=$((i + 1))
-		[ "$out" = errno=111 ] && usleep 20000
+	kp_delay_on kp_npu_check 20 kpcli || return 1
+	# a slow kernel (the debug lane's) may find each answer at its first
+	# poll, with no empty one to widen: up to 5 runs until one is delayed
+	r=0 hits=0
+	while [ $r -lt 5 ] && [ "$hits" = 0 ]; do
+		PORT=$((PORT + 1))
+		kpwrite "server,addr=$A,port=$PORT,timeout=3000" > /tmp/srv.out &
+		sp=$!
+		i=0 out=errno=111
+		while [ "$out" = errno=111 ] && [ $i -lt 100 ]; do
+			out=$(kpcli "client,addr=$A,port=$PORT,fr,size=4096,count=5,cq=direct,timeout=3000")
+			i=$((i + 1))
+			[ "$out" = errno=111 ] && usleep 20000
+		done
+		wait $sp
+		srv=$(cat /tmp/srv.out)
+		hits=$(cat /sys/module/kpdelay/parameters/hits)
+		case $out in ret=*) ;; *)
+			kp_delay_off; kp_why "client: $out, server: $srv ($hits delays)"; return 1 ;; esac
+		case $srv in ret=*) ;; *) kp_delay_off; kp_why "server: $srv"; return 1 ;; esac
+		r=$((r + 1))
 	done
 	kp_delay_off
-	wait $sp
-	srv=$(cat /tmp/srv.out)
-	[ "$DELAY_HITS" -gt 0 ] || { kp_why "kp_npu_check was never delayed"; return 1; }
-	case $out in ret=*) ;; *)
-		kp_why "client: $out, server: $srv ($DELAY_HITS delays)"; return 1 ;; esac
-	case $srv in ret=*) ;; *) kp_why "server: $srv"; return 1 ;; esac
-	kp_idle "a client slow to look at the CM ($DELAY_HITS delays)"
+	[ "$DELAY_HITS" -gt 0 ] ||
+		{ kp_skipped "5 fr clients found every answer at their first poll: no window to widen here"; return; }
+	kp_idle "a client slow to look at the CM ($DELAY_HITS delays, $r runs)"
 }
 want fr && kp_test fr-fin-beside-disconnect t_fr_fin_race
 
