@@ -528,6 +528,7 @@ t_post_list() {
 		{ rmdir $KI; echo '-:kp_rxe_post' >> $T/kprobe_events; kp_why "trace instance"; return 1; }
 	kp_trace_during t_post_list_pairs
 	r=$?
+	KP_CLI_PIN=
 	echo 0 > $KI/events/kprobes/kp_rxe_post/enable
 	rmdir $KI
 	echo '-:kp_rxe_post' >> $T/kprobe_events
@@ -536,6 +537,7 @@ t_post_list() {
 kp_as_kpcli() { shift; kpcli "$@"; }
 t_post_list_pairs() {
 	cp /usr/bin/kpwrite /usr/bin/kpcli
+	# kp_pair runs the client as kpcli; t_post_list puts it back
 	KP_CLI_PIN=kp_as_kpcli
 	calls=""
 	for m in "1 4 800 bw 800 50" "8 4 800 bw 800 100" \
@@ -547,19 +549,18 @@ t_post_list_pairs() {
 		kp_traced "addr=$A,port=$PORT,probe=0" "addr=$A,port=$PORT,bw,size=4096,count=$3,probe=0,txdepth=64,post_list=$1"
 		calls="$calls $(grep -c ' kp_rxe_post: ' $KI/trace)"
 		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
-			{ KP_CLI_PIN=; kp_why "post_list=$1: srv=$SRV cli=$CLI"; return 1; }
-		kp_check_bw "$(kp_res $CID)" 4096 $3 $4 || { KP_CLI_PIN=; return 1; }
+			{ kp_why "post_list=$1: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID)" 4096 $3 $4 || return 1
 		all=$(kp_nposts $CID $2)
 		sig=$(kp_nposts $CID $2 signaled=1)
 		[ "$all" = $5 ] && [ "$sig" = $6 ] ||
-			{ KP_CLI_PIN=; kp_why "post_list=$1: $sig of $all posts signalled, want $6 of $5"; return 1; }
+			{ kp_why "post_list=$1: $sig of $all posts signalled, want $6 of $5"; return 1; }
 		l=${1%%,*}
 		[ $l = 1 ] && continue
 		want="krping_npu $CID: connection 0: $3 messages posted in $(($3 / l)) chains of up to $l"
 		[ "$(dmesg | grep -c "$want\$")" = 1 ] ||
-			{ KP_CLI_PIN=; kp_why "no line '$want'"; return 1; }
+			{ kp_why "no line '$want'"; return 1; }
 	done
-	KP_CLI_PIN=
 	set -- $calls
 	d=$(($1 - $2))
 	[ $d -ge 698 ] && [ $d -le 702 ] ||
