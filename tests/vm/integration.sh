@@ -61,6 +61,19 @@ t_read_inv() {
 kp_test ping-read-inv-refused t_read_inv
 
 # interop: our client against rping -s, rping -c against our server
+
+# rping before rdma-core 61 (f3ae6534a, "rping: terminate CM event thread
+# before exiting") can exit 255 after a good run: its CM thread reads the
+# event channel main has just destroyed and dies in perror().  Only that
+# ending, after the disconnect rping waits for, is taken as its success
+# (the server's at a round's end); the data is checked apart.
+kp_rping_ok() {
+	rc=$1 out=$2 end=$3
+	[ "$rc" -eq 0 ] && return 0
+	[ "$rc" -eq 255 ] && grep -q "^$end" "$out" &&
+		tail -1 "$out" | grep -q '^rdma_get_cm_event: ' || return 1
+	echo "KPLOG rping exited 255 on its CM thread's read after the end (rdma-core < 61): $(tail -1 "$out")"
+}
 t_rping_server() {
 	size=$1
 	PORT=$((PORT + 1))
@@ -79,7 +92,8 @@ t_rping_server() {
 	[ "$CLI" != "${CLI#ret=}" ] || { kill $rp; wait $rp; kp_why "client: $CLI"; return 1; }
 	wait $rp
 	rc=$?
-	[ $rc -eq 0 ] || { kp_why "rping -s exited $rc: $(tail -3 /tmp/rping.out)"; return 1; }
+	kp_rping_ok $rc /tmp/rping.out "wait for RDMA_READ_ADV state 10" ||
+		{ kp_why "rping -s exited $rc: $(tail -3 /tmp/rping.out | tr '\n' '|')"; return 1; }
 	[ "$(kp_res $((base + 1)))" = "ping #bytes=$size rounds=10 validated=yes" ] ||
 		{ kp_why "result: $(kp_res $((base + 1)))"; return 1; }
 }
@@ -96,7 +110,8 @@ t_rping_client() {
 	rping -c -a $A -p $PORT -S "$size" -C 10 -V -v > /tmp/rping.out 2>&1
 	rc=$?
 	wait $sp
-	[ $rc -eq 0 ] || { kp_why "rping -c exited $rc: $(tail -3 /tmp/rping.out)"; return 1; }
+	kp_rping_ok $rc /tmp/rping.out "client DISCONNECT EVENT" ||
+		{ kp_why "rping -c exited $rc: $(tail -3 /tmp/rping.out | tr '\n' '|')"; return 1; }
 	[ "$(grep -c '^ping data: rdma-ping-' /tmp/rping.out)" = 10 ] ||
 		{ kp_why "rping printed $(grep -c '^ping data' /tmp/rping.out) rounds"; return 1; }
 	grep -q "ret=" /tmp/srv.out || { kp_why "server: $(cat /tmp/srv.out)"; return 1; }
