@@ -227,7 +227,7 @@ static int kp_send_sink_step(struct kp_conn *c, bool wait)
 	}
 	c->stream.done += got;
 	if (got && !c->stream.stop) {
-		ret = kp_post_data_recv(c, got);
+		ret = kp_data_recv_used(c, got);
 		if (ret)
 			return ret;
 	}
@@ -281,6 +281,10 @@ int kp_send_sink(struct kp_test *t)
 	if (t->imm_stream)
 		kp_info(t, "%s: %llu messages, each one's immediate data its number in the stream",
 			kp_mode_name(t->mode), (unsigned long long)total);
+	for (i = 0; t->opts.recv_post_list && i < t->nconns; i++)
+		kp_info(t, "connection %u: %llu data receives posted in %llu chains of %u",
+			i, t->conns[i]->rq_posted, t->conns[i]->rq_chains,
+			t->opts.recv_post_list);
 	return 0;
 }
 

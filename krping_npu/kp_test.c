@@ -586,6 +586,11 @@ static int kp_test_check(struct kp_conn *c)
 		kp_err(t, "client asks for bw_imm without numbered immediates");
 		return -EPROTO;
 	}
+	if (t->opts.recv_post_list && !kp_mode_sink(mode)) {
+		kp_err(t, "recv_post_list=%u chains data receives, and the client's %s has none (bw,send and bw,imm do)",
+		       t->opts.recv_post_list, kp_mode_name(mode));
+		return -EINVAL;
+	}
 	if (kp_mode_atomic(mode)) {
 		if (size != KP_ATOMIC_SIZE) {
 			kp_err(t, "client asks for %s of %u bytes, not %u",
@@ -632,11 +637,24 @@ static int kp_test_check(struct kp_conn *c)
  */
 static int kp_test_recvs(struct kp_conn *c)
 {
+	u32 list = c->t->opts.recv_post_list;
 	int ret;
 
 	if (!kp_mode_send(c->t->mode))
 		return 0;
-	ret = kp_rq_hold(c, c->t->mode == KP_MODE_SLAT ? 1 : c->rq_data_max);
+	c->rq_list = kp_mode_sink(c->t->mode) ? list : 0;
+	c->rq_owed = 0;
+	c->rq_posted = 0;
+	c->rq_chains = 0;
+	if (list > c->rq_data_max) {
+		kp_err(c->t, "recv_post_list=%u: the receive queue has room for %u data receives",
+		       list, c->rq_data_max);
+		return -EINVAL;
+	}
+	/* recv_post_list=: whole chains from the first (perftest's fill) */
+	ret = kp_rq_hold(c, c->t->mode == KP_MODE_SLAT ? 1 :
+			 c->rq_list ? rounddown(c->rq_data_max, c->rq_list) :
+			 c->rq_data_max);
 	if (ret)
 		return ret;
 	c->skip_in = c->rq_ctrl;

@@ -90,6 +90,12 @@ static int kp_cqe_alloc(struct kp_conn *c)
 			return -ENOMEM;
 	}
 	c->chain_n = 0;
+	/* a chain of data receives: recv_post_list=, or a batch reaped */
+	c->rq_wr = kvcalloc(max_t(u32, c->t->opts.recv_post_list,
+				  KP_RECV_BATCH),
+			    sizeof(*c->rq_wr), GFP_KERNEL);
+	if (!c->rq_wr)
+		return -ENOMEM;
 	spin_lock_init(&c->wcq_lock);
 	c->wcq_head = 0;
 	c->wcq_tail = 0;
@@ -100,6 +106,8 @@ static int kp_cqe_alloc(struct kp_conn *c)
 
 static void kp_cqe_free(struct kp_conn *c)
 {
+	kvfree(c->rq_wr);
+	c->rq_wr = NULL;
 	kvfree(c->chain_sge);
 	c->chain_sge = NULL;
 	kvfree(c->chain_wr);
@@ -742,12 +750,13 @@ int kp_post_recv(struct kp_conn *c)
 	return ret;
 }
 
-#define KP_RECV_BATCH	16
-
-/* @n receives of a data message of c->t->size bytes into c->rdma. */
+/*
+ * @n receives of a data message of c->t->size bytes into c->rdma, in
+ * chains of c->rq_list (recv_post_list=), else of KP_RECV_BATCH.
+ */
 int kp_post_data_recv(struct kp_conn *c, u32 n)
 {
-	struct ib_recv_wr wr[KP_RECV_BATCH];
+	struct ib_recv_wr *wr = c->rq_wr;
 	struct ib_sge sge[KP_MAX_SGE];
 	const struct ib_recv_wr *bad;
 	u32 i, k, nsge;
@@ -762,7 +771,7 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 	}
 	nsge = kp_sge_split(c, &c->rdma, c->rdma.dma, sge, c->t->size);
 	while (n) {
-		k = min_t(u32, n, KP_RECV_BATCH);
+		k = min_t(u32, n, c->rq_list ?: KP_RECV_BATCH);
 		for (i = 0; i < k; i++) {
 			wr[i] = (struct ib_recv_wr) {
 				.wr_cqe = &c->cqe[KP_WR_DATA_RECV].cqe,
@@ -781,12 +790,31 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 			kp_err(c->t, "ib_post_recv(data): %d", ret);
 			/* those before the bad one were posted */
 			c->rq_data += bad - wr;
+			c->rq_posted += bad - wr;
 			return ret;
 		}
 		c->rq_data += k;
+		c->rq_posted += k;
+		c->rq_chains++;
 		n -= k;
 	}
 	return 0;
+}
+
+/*
+ * @got data receives were used: post as many again, with recv_post_list=
+ * (as perftest) only whole chains, the rest owed until a chain is due.
+ */
+int kp_data_recv_used(struct kp_conn *c, u32 got)
+{
+	u32 n;
+
+	if (!c->rq_list)
+		return kp_post_data_recv(c, got);
+	c->rq_owed += got;
+	n = rounddown(c->rq_owed, c->rq_list);
+	c->rq_owed -= n;
+	return n ? kp_post_data_recv(c, n) : 0;
 }
 
 /*

@@ -32,6 +32,7 @@
 #define KP_RESULT_MAX		400
 #define KP_RQ_DEPTH		16	/* control receives kept posted */
 #define KP_DATA_RQ		512	/* bw,send: data receives kept posted */
+#define KP_RECV_BATCH		16	/* ... a chain by default, at most */
 /* send slots beyond txdepth: messages, and the zero-length skips */
 #define KP_SQ_EXTRA		(16 + KP_RQ_DEPTH)
 /* RDMA READs in flight: the device's limit, as ib_read_bw; the CM's field is 8 bits */
@@ -539,6 +540,16 @@ struct kp_conn {
 	u32 rq_data;		/* data receives posted, not yet completed */
 	u32 rq_data_max;	/* the data receives the RQ has room for */
 	bool rq_hold;		/* do not repost control receives */
+	/*
+	 * Data receives go in chains of rq_list (recv_post_list=) once as
+	 * many have been used, else in chains of what was used; counted a
+	 * size for the server's line.
+	 */
+	struct ib_recv_wr *rq_wr;	/* a chain's work requests */
+	u32 rq_list;		/* 0: each batch as it is used */
+	u32 rq_owed;		/* used, not yet posted again */
+	u64 rq_posted;		/* data receives posted this size */
+	u64 rq_chains;		/* ... in this many ib_post_recv() calls */
 	u32 skip_in;		/* skips still to come from the peer */
 	u32 skip_out;		/* skips to send the peer before our data */
 
@@ -649,6 +660,7 @@ int kp_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size);
 void kp_buf_free(struct kp_conn *c, struct kp_buf *b);
 int kp_post_recv(struct kp_conn *c);
 int kp_post_data_recv(struct kp_conn *c, u32 n);
+int kp_data_recv_used(struct kp_conn *c, u32 got);
 int kp_rq_hold(struct kp_conn *c, u32 ndata);
 int kp_rq_restore(struct kp_conn *c);
 int kp_post_skips(struct kp_conn *c, u32 n);

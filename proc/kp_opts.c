@@ -209,6 +209,10 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		KP_MAX_POST_LIST,
 		"client, bw",
 		"post the stream's work requests this many to a chain, one ib_post_send() each, as perftest -l: a chain goes once the window has room for all of it, and its last is signalled (cq_mod defaults to post_list; given, it must divide it).  count must be a multiple of it, and txdepth at least it (READs: chains no longer than the initiator depth); the client's dmesg line says how many chains went, and how long.  Not with duplex, rw, atomic or rate_limit" },
+	[KP_OPT_RECV_POST_LIST] = { "recv_post_list", KP_T_U32,
+		KP_F(recv_post_list), 1, KP_MAX_POST_LIST,
+		"server",
+		"post the data receives of a bw,send or bw_imm stream (a client's bw with send or imm) this many to a chain, one ib_post_recv() each, as perftest --recv_post_list: the first fill is whole chains, and a chain goes again once that many have been used (default: each batch as it is used, up to 16 a chain); the server's dmesg line says how many went in how many chains.  A client asking for another mode is refused (EINVAL)" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -864,6 +868,17 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 			       o->post_list, o->cq_mod);
 			return -EINVAL;
 		}
+	}
+	if (o->recv_post_list && o->role != KP_ROLE_SERVER) {
+		kp_err(err, errlen, "'recv_post_list' chains the data receives of a bw,send or bw_imm server, not a %s's",
+		       kp_role_name(o->role));
+		return -EINVAL;
+	}
+	if (o->recv_post_list && o->mode != KP_MODE_PING &&
+	    !(o->mode == KP_MODE_BW && (o->bw_send || o->wlat_imm))) {
+		kp_err(err, errlen, "'recv_post_list' chains data receives, which a %s server posts none of (bw,send and bw,imm do)",
+		       kp_mode_name(o->mode));
+		return -EINVAL;
 	}
 	if (o->burst_size && !o->rate_limit) {
 		kp_err(err, errlen, "'burst_size' is rate_limit's burst: give 'rate_limit'");

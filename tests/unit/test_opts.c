@@ -302,7 +302,7 @@ static void test_help(void)
 		"rw", "light", "inline=", "cq_mod=1..1024", "alat",
 		"atomic=fadd|cas", "qp_timeout=0..31", "retry_count=0..7",
 		"rate_limit=1..10000000", "burst_size=1..1024",
-		"post_list=1..64",
+		"post_list=1..64", "recv_post_list=1..64",
 	};
 	unsigned int i;
 
@@ -783,8 +783,32 @@ static void test_post_list(void)
 	expect_err(BASE ",bw,post_list=0", -ERANGE, "post_list");
 }
 
+/* recv_post_list=: perftest --recv_post_list, a sink server's receives */
+static void test_recv_post_list(void)
+{
+	expect_ok("server,addr=192.0.2.1,port=9,recv_post_list=8");
+	KT_CHECK(o.recv_post_list == 8 &&
+		 kp_opt_given(&o, KP_OPT_RECV_POST_LIST), "recv_post_list 8");
+	expect_ok("server,addr=192.0.2.1,port=9,bw,send,recv_post_list=64");
+	KT_CHECK(o.mode == KP_MODE_BW_SEND, "a bw,send server");
+	expect_ok("server,addr=192.0.2.1,port=9,recv_post_list=1");
+	expect_ok("server,addr=192.0.2.1,port=9");
+	KT_CHECK(!o.recv_post_list, "as used, by default");
+	expect_err(BASE ",bw,send,recv_post_list=8", -EINVAL,
+		   "not a client's");
+	expect_err("server,addr=192.0.2.1,port=9,bw,recv_post_list=8", -EINVAL,
+		   "which a bw server posts none of");
+	expect_err("server,addr=192.0.2.1,port=9,slat,recv_post_list=8",
+		   -EINVAL, "which a slat server posts none of");
+	expect_err("server,addr=192.0.2.1,port=9,recv_post_list=65", -ERANGE,
+		   "recv_post_list");
+	expect_err("server,addr=192.0.2.1,port=9,recv_post_list=0", -ERANGE,
+		   "recv_post_list");
+}
+
 int main(void)
 {
+	test_recv_post_list();
 	test_post_list();
 	test_rate_limit();
 	test_qp_timers();

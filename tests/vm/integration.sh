@@ -60,8 +60,6 @@ t_read_inv() {
 }
 kp_test ping-read-inv-refused t_read_inv
 
-# interop: our client against rping -s, rping -c against our server
-
 # rping before rdma-core 61 (f3ae6534a, "rping: terminate CM event thread
 # before exiting") can exit 255 after a good run: its CM thread reads the
 # event channel main has just destroyed and dies in perror().  Only that
@@ -74,6 +72,8 @@ kp_rping_ok() {
 		tail -1 "$out" | grep -q '^rdma_get_cm_event: ' || return 1
 	echo "KPLOG rping exited 255 on its CM thread's read after the end (rdma-core < 61): $(tail -1 "$out")"
 }
+
+# interop: our client against rping -s, rping -c against our server
 t_rping_server() {
 	size=$1
 	PORT=$((PORT + 1))
@@ -528,25 +528,31 @@ kp_test cq-mod t_cq_mod
 # counts the chains.  READs in chains of 4 with cq_mod=2 signal 2 a
 # chain; SENDs with imm in chains of 16 reach the server in order (it
 # checks each number).
-t_post_list() {
-	kp_verbs_share || return
+# kp_kprobe_during EVENT SYMBOL COMM FN: FN with a kprobe event on SYMBOL,
+# COMM's calls alone, in a trace instance $KI of its own (no other event
+# fills its buffer, so no count is lost to a wrap), and the post events on
+kp_kprobe_during() {
 	T=/sys/kernel/tracing
 	[ -d $T/events ] || mount -t tracefs nodev $T || { kp_why "no tracefs"; return 1; }
-	# the kprobe's events in an instance of their own: no other event
-	# fills its buffer, so no count is lost to a wrap
-	echo 'p:kp_rxe_post rxe_post_send' >> $T/kprobe_events ||
-		{ kp_why "no kprobe event on rxe_post_send"; return 1; }
-	KI=$T/instances/kp_post
+	echo "p:$1 $2" >> $T/kprobe_events ||
+		{ kp_why "no kprobe event on $2"; return 1; }
+	KI=$T/instances/$1
 	mkdir $KI && echo 4096 > $KI/buffer_size_kb &&
-		echo 'comm == "kpcli"' > $KI/events/kprobes/kp_rxe_post/filter &&
-		echo 1 > $KI/events/kprobes/kp_rxe_post/enable ||
-		{ rmdir $KI; echo '-:kp_rxe_post' >> $T/kprobe_events; kp_why "trace instance"; return 1; }
-	kp_trace_during t_post_list_pairs
+		echo "comm == \"$3\"" > $KI/events/kprobes/$1/filter &&
+		echo 1 > $KI/events/kprobes/$1/enable ||
+		{ rmdir $KI; echo "-:$1" >> $T/kprobe_events; kp_why "trace instance"; return 1; }
+	kp_trace_during "$4"
+	r=$?
+	echo 0 > $KI/events/kprobes/$1/enable
+	rmdir $KI
+	echo "-:$1" >> $T/kprobe_events
+	return $r
+}
+t_post_list() {
+	kp_verbs_share || return
+	kp_kprobe_during kp_rxe_post rxe_post_send kpcli t_post_list_pairs
 	r=$?
 	KP_CLI_PIN=
-	echo 0 > $KI/events/kprobes/kp_rxe_post/enable
-	rmdir $KI
-	echo '-:kp_rxe_post' >> $T/kprobe_events
 	return $r
 }
 kp_as_kpcli() { shift; kpcli "$@"; }
@@ -583,6 +589,48 @@ t_post_list_pairs() {
 	kp_log "post_list: rxe_post_send entered by the client$calls times (800 writes one by one, in chains of 8; 400 READs in 4s; 160 SENDs in 16s)"
 }
 kp_test post-list t_post_list
+
+# recv_post_list=N (perftest --recv_post_list): a bw,send server posts
+# its data receives in chains of N, one ib_post_recv() each.  rxe's own
+# post_recv entry (a kprobe event, the server's calls alone: it runs as
+# kpsrv) is entered once a data receive with 1, once a chain of them
+# with 8, and once a control receive in both (the post events count
+# each kind), give or take the drain's marker; the data receives come
+# in whole chains and the server's dmesg line counts them.
+t_recv_post_list() {
+	kp_verbs_share || return
+	kp_kprobe_during kp_rxe_precv rxe_post_recv kpsrv t_recv_post_list_pairs
+	r=$?
+	KP_SRV_PIN=
+	return $r
+}
+kp_as_kpsrv() { shift; kpsrv "$@"; }
+kp_nrecvs() { grep -c "kp_post_recv: test=$1 conn=0 qpn=[0-9]* kind=$2 " /tmp/trace.txt; }
+t_recv_post_list_pairs() {
+	cp /usr/bin/kpwrite /usr/bin/kpsrv
+	KP_SRV_PIN=kp_as_kpsrv
+	calls=""
+	for l in 1 8; do
+		PORT=$((PORT + 1))
+		echo > $KI/trace
+		kp_traced "addr=$A,port=$PORT,probe=0,recv_post_list=$l" "addr=$A,port=$PORT,bw,send,size=4096,count=800,probe=0,txdepth=64"
+		n=$(grep -c ' kp_rxe_precv: ' $KI/trace)
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "recv_post_list=$l: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID)" 4096 800 bw_send || return 1
+		data=$(kp_nrecvs $SID 8)
+		ctrl=$(kp_nrecvs $SID 2)
+		want=$((data / l + ctrl))
+		[ "$data" -gt 800 ] && [ $((data % l)) = 0 ] && [ "$n" -ge $want ] && [ "$n" -le $((want + 1)) ] ||
+			{ kp_why "recv_post_list=$l: rxe_post_recv entered $n times for $data data receives and $ctrl control ones, want $want (+1)"; return 1; }
+		want="krping_npu $SID: connection 0: $data data receives posted in $((data / l)) chains of $l"
+		[ "$(dmesg | grep -c "$want\$")" = 1 ] ||
+			{ kp_why "no line '$want'"; return 1; }
+		calls="$calls $n ($data data, $ctrl control)"
+	done
+	kp_log "recv_post_list: rxe_post_recv entered by the server$calls times with chains of 1 and 8"
+}
+kp_test recv-post-list t_recv_post_list
 
 # sge=N: each data READ, WRITE and SEND, and each data receive, reaches
 # its buffer through N SGEs of the message's bytes (one a byte where the
