@@ -791,6 +791,7 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 			/* those before the bad one were posted */
 			c->rq_data += bad - wr;
 			c->rq_posted += bad - wr;
+			c->rq_chains += bad != wr;
 			return ret;
 		}
 		c->rq_data += k;

@@ -212,7 +212,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_RECV_POST_LIST] = { "recv_post_list", KP_T_U32,
 		KP_F(recv_post_list), 1, KP_MAX_POST_LIST,
 		"server",
-		"post the data receives of a bw,send or bw_imm stream (a client's bw with send or imm) this many to a chain, one ib_post_recv() each, as perftest --recv_post_list: the first fill is whole chains, and a chain goes again once that many have been used (default: each batch as it is used, up to 16 a chain); the server's dmesg line says how many went in how many chains.  A client asking for another mode is refused (EINVAL)" },
+		"post the data receives of a bw,send or bw_imm stream (a client's bw with send or imm) this many to a chain, one ib_post_recv() each, as perftest --recv_post_list: the first fill is whole chains, and a chain goes again once that many have been used (default: each batch as it is used, up to 16 a chain); the server's dmesg line says how many went in how many chains.  A server given no mode refuses a client of another mode (EINVAL), as a server given bw,send does (EPROTO)" },
 };
 
 static const char * const kp_mem_names[] = {

@@ -228,6 +228,8 @@ enum kp_opt_id {
 	KP_OPT_RECV_POST_LIST,
 	KP_OPT_NR,
 };
+/* kp_opts.given has a bit an option */
+_Static_assert(KP_OPT_NR <= 64, "kp_opts.given is a u64");
 
 static inline bool kp_opt_given(const struct kp_opts *o, enum kp_opt_id id)
 {
