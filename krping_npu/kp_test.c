@@ -160,8 +160,8 @@ static void kp_test_release(struct kp_conn *c)
 }
 
 /*
- * ... registered for the peer's READs and WRITEs, once per size (and the
- * connection's probe target, once); an atomic test's server's
+ * ... registered for the peer's READs and WRITEs, once per size (and on
+ * iWARP, the connection's probe target, once); an atomic test's server's
  * for the client's atomics too, and only it (mlx5 refuses a fast-reg
  * with atomic access on devices that cannot change it by UMR).  fr
  * registers its buffer in its own loop, and its server has none.

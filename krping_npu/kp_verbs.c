@@ -351,10 +351,10 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 }
 
 /*
- * A few bytes of host memory for the connection's life, the peer's READ
- * probes' source and the sink of ours (kp_slice_over()); a READ's sink
- * takes remote writes on iWARP.  Set up once the QP can post, before the
- * first hello, which names it.
+ * iWARP: a few bytes of host memory for the connection's life, the peer's
+ * READ probes' source and the sink of ours (kp_slice_over()); a READ's
+ * sink takes remote writes on iWARP.  Other transports probe without
+ * memory.  Set up once the QP can post, before the first hello.
  */
 int kp_probe_target(struct kp_conn *c)
 {
@@ -362,7 +362,7 @@ int kp_probe_target(struct kp_conn *c)
 	struct ib_device *dev = kp_dev(c);
 	int n, ret;
 
-	if (b->mr)
+	if (!c->iwarp || b->mr)
 		return 0;
 	b->vaddr = kzalloc(KP_PROBE_LEN, GFP_KERNEL);
 	if (!b->vaddr)
@@ -1246,14 +1246,12 @@ u32 kp_peer_wait_ms(struct kp_test *t)
  * The waits from here on are on the peer (probe=): each probe_ms without
  * a completion sends it a probe, an RDMA READ, which only the peer's
  * response completes (an iWARP WRITE completes once TCP has taken it).
- * It reads one byte of the target the peer advertised in its hello
- * (kp_probe_target()), which the peer's HCA answers without its CPU:
- * iWARP has no zero-length READ (siw: -EINVAL with no sink, a local
- * length error with an empty one), and rxe before 6.3 answers a retried
- * one, its response lost, with an rkey violation.  From an older peer,
- * which names no target: on InfiniBand and RoCE a READ of nothing (IBTA
- * C9-88: no rkey is checked), on iWARP a WRITE, as where the peer grants
- * no READs.
+ * On InfiniBand and RoCE it reads nothing: the peer's HCA answers without
+ * its CPU and without memory (IBTA C9-88: no rkey is checked).  iWARP
+ * has no zero-length READ (siw: -EINVAL with no sink, a local length
+ * error with an empty one): it reads one byte of the target the peer
+ * advertised in its hello (kp_probe_target()).  A WRITE where the peer
+ * grants no READs, or on iWARP names no target (an older client).
  * While probes come back, the wait goes on, up to its outer bound
  * (kp_peer_wait_ms()); a probe that fails (the QP's retries exhausted:
  * the peer is gone) ends it.
@@ -1302,15 +1300,14 @@ static int kp_slice_over(struct kp_conn *c)
 	u64 now = ktime_get_ns();
 	int ret;
 
-	/* rxe < 6.3's read_reply() replays a READ by looking its rkey up */
-	if (c->probe_read && c->peer_probe && c->probe_buf.mr) {
+	if (c->probe_read && !c->iwarp) {
+		wr.wr.opcode = IB_WR_RDMA_READ;
+	} else if (c->probe_read && c->peer_probe && c->probe_buf.mr) {
 		wr.wr.opcode = IB_WR_RDMA_READ;
 		wr.wr.sg_list = &sink;
 		wr.wr.num_sge = 1;
 		wr.remote_addr = c->peer_probe_addr;
 		wr.rkey = c->peer_probe_rkey;
-	} else if (c->probe_read && !c->iwarp) {
-		wr.wr.opcode = IB_WR_RDMA_READ;
 	}
 	if (!c->probing) {
 		kp_err(c->t, "no completion within %u ms", c->wait_ms);

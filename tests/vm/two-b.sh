@@ -92,7 +92,7 @@ t_hw() {
 			[ $n -ge 10 ] && [ $((4 * nclean)) -lt $n ] ||
 				{ kp_why "recoveries: lossy $n ($hw), clean $nclean ($clean)"; return 1; }
 			dup=$(echo " $hw " | sed -n 's/.* duplicate_request=\([0-9]*\) .*/\1/p')
-			kp_log "b: hw_counters, clean: $clean; lossy: $hw (A's probes retried: ${dup:-0})"
+			kp_log "b: hw_counters, clean: $clean; lossy: $hw (requests A retried: ${dup:-0})"
 		fi
 		clean=$hw nclean=$n
 	done
