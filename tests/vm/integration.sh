@@ -534,6 +534,8 @@ kp_kprobe_during() {
 		{ rmdir $KI; echo "-:$1" >> $T/kprobe_events; kp_why "trace instance"; return 1; }
 	kp_trace_during "$4"
 	r=$?
+	# FN may run a side under another name (kp_as_kpcli, kp_as_kpsrv)
+	KP_CLI_PIN= KP_SRV_PIN=
 	echo 0 > $KI/events/kprobes/$1/enable
 	rmdir $KI
 	echo "-:$1" >> $T/kprobe_events
@@ -554,14 +556,11 @@ kp_kprobe_during() {
 t_post_list() {
 	kp_verbs_share || return
 	kp_kprobe_during kp_rxe_post rxe_post_send kpcli t_post_list_pairs
-	r=$?
-	KP_CLI_PIN=
-	return $r
 }
 kp_as_kpcli() { shift; kpcli "$@"; }
 t_post_list_pairs() {
 	cp /usr/bin/kpwrite /usr/bin/kpcli
-	# kp_pair runs the client as kpcli; t_post_list puts it back
+	# kp_pair runs the client as kpcli; kp_kprobe_during puts it back
 	KP_CLI_PIN=kp_as_kpcli
 	calls=""
 	for m in "1 4 800 bw 800 50" "8 4 800 bw 800 100" \
@@ -603,9 +602,6 @@ kp_test post-list t_post_list
 t_recv_post_list() {
 	kp_verbs_share || return
 	kp_kprobe_during kp_rxe_precv rxe_post_recv kpsrv t_recv_post_list_pairs
-	r=$?
-	KP_SRV_PIN=
-	return $r
 }
 kp_as_kpsrv() { shift; kpsrv "$@"; }
 kp_nrecvs() { grep -c "kp_post_recv: test=$1 conn=0 qpn=[0-9]* kind=$2 " /tmp/trace.txt; }
