@@ -23,11 +23,14 @@
  * gives a thread a connection of its own (kp_bw_lane()).  rate_limit=
  * paces a stream in software as perftest's limiter does: a burst starts
  * no earlier than the bytes before it allow from the stream's start.
+ * With validate (bw,send) each message goes from a slot of its own,
+ * written in its pattern just before it is posted.
  */
 #include <linux/delay.h>
 #include <linux/ktime.h>
 
 #include "krping_npu.h"
+#include "../proc/kp_payload.h"
 
 #define KP_BW_BATCH	16
 
@@ -62,6 +65,9 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 	/* rw: a message may take several work requests (kp_rw.c) */
 	if (c->rw)
 		st->depth = max(min(st->depth, c->sq_depth / c->rw_wrs), 1u);
+	/* validate: a message in flight holds its slot until it completes */
+	if (c->t->validate)
+		st->depth = min(st->depth, c->val_slots);
 	/*
 	 * Signal one message in cq_mod (perftest -Q), by default every
 	 * quarter of the window (with post_list=, as perftest -l, each
@@ -145,6 +151,20 @@ static int kp_bw_pace(struct kp_conn *c)
 }
 
 /*
+ * validate: the next message's slot, filled with its pattern (its number
+ * counts the warm-up, as the server's does) and handed to the device.
+ */
+static int kp_bw_fill(struct kp_conn *c, u32 *off)
+{
+	u32 size = c->t->size;
+
+	*off = (u32)(c->val_seq % c->val_slots) * size;
+	kp_stream_fill((u8 *)kp_buf_cpu(&c->rdma) + *off, size, c->val_seq);
+	c->val_seq++;
+	return kp_buf_to_dev_at(c, &c->rdma, *off, size);
+}
+
+/*
  * The stream's next message: posted, or (@chain) added to the chain
  * kp_bw_post() posts.  Returns 0, KP_PACE_REAP (not due yet: nothing
  * done) or a negative errno.
@@ -156,7 +176,7 @@ static int kp_bw_post_one(struct kp_conn *c, bool chain, bool chain_end)
 	bool timed = !st->warm;
 	bool last, signal, mark;
 	u64 wr_id;
-	u32 imm = 0;
+	u32 imm = 0, off = 0;
 	int ret;
 
 	ret = kp_bw_pace(c);
@@ -190,6 +210,11 @@ static int kp_bw_post_one(struct kp_conn *c, bool chain, bool chain_end)
 	if (kp_stopping(c->t))
 		return -EINTR;
 
+	if (c->t->validate) {
+		ret = kp_bw_fill(c, &off);
+		if (ret)
+			return ret;
+	}
 	st->now = kp_clock_now(&c->t->clk);
 	if (timed)
 		kp_bw_track_post(&c->stream.track, st->posted, st->now);
@@ -197,11 +222,11 @@ static int kp_bw_post_one(struct kp_conn *c, bool chain, bool chain_end)
 	if (st->kind == KP_WR_ATOMIC)
 		ret = kp_atomic_post(c, wr_id, signal, NULL);
 	else if (chain)
-		ret = kp_chain_add(c, op, &c->rdma, c->t->size, wr_id, signal,
-				   imm);
+		ret = kp_chain_add(c, op, &c->rdma, off, c->t->size, wr_id,
+				   signal, imm);
 	else
-		ret = kp_post_rdma(c, op, &c->rdma, c->t->size, wr_id, signal,
-				   imm);
+		ret = kp_post_rdma_at(c, op, &c->rdma, off, c->t->size, wr_id,
+				      signal, imm);
 	if (ret)
 		return ret;
 	st->posted++;
@@ -294,6 +319,9 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 		kp_info(c->t, "connection %u: %llu messages posted in %llu chains of up to %u",
 			c->idx, st->done, st->chains, st->list);
 	kp_stats_bw(c, st->done, st->end_ns - st->run.start_ns);
+	if (c->t->validate)
+		kp_info(c->t, "connection %u: %llu messages sent, each written in its pattern first, from %u slots",
+			c->idx, c->val_seq, c->val_slots);
 	return 0;
 }
 

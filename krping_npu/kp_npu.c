@@ -608,13 +608,13 @@ void kp_npu_buf_free(struct kp_conn *c, struct kp_buf *b)
  * Copy between @b's shadow and its NPU memory, page by page; not once the
  * memory was freed, and never while its free callback runs.
  */
-static int kp_npu_copy(struct kp_conn *c, struct kp_buf *b, u32 len,
-		       bool to_npu)
+static int kp_npu_copy(struct kp_conn *c, struct kp_buf *b, u32 off,
+		       u32 len, bool to_npu)
 {
-	u64 pos = b->npu_va & (b->npu_page - 1);
-	u8 *host = b->shadow;
+	u64 pos = (b->npu_va & (b->npu_page - 1)) + off;
+	u8 *host = b->shadow + off;
 
-	if (len > b->size)
+	if (len > b->size || off > b->size - len)
 		return -EINVAL;
 	mutex_lock(&c->npu_lock);
 	if (c->npu_freed) {
@@ -638,12 +638,12 @@ static int kp_npu_copy(struct kp_conn *c, struct kp_buf *b, u32 len,
 	return 0;
 }
 
-int kp_npu_copy_to(struct kp_conn *c, struct kp_buf *b, u32 len)
+int kp_npu_copy_to(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len)
 {
-	return kp_npu_copy(c, b, len, true);
+	return kp_npu_copy(c, b, off, len, true);
 }
 
-int kp_npu_copy_from(struct kp_conn *c, struct kp_buf *b, u32 len)
+int kp_npu_copy_from(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len)
 {
-	return kp_npu_copy(c, b, len, false);
+	return kp_npu_copy(c, b, off, len, false);
 }

@@ -14,11 +14,14 @@
  * that sees it queues its control receives again for the FIN exchange.
  * bw,send's server keeps up to c->rq_data_max data receives posted and
  * has some left when the stream ends: it asks the client for as many
- * skips (KP_MSG_SKIP), and kp_send_flush() takes them.
+ * skips (KP_MSG_SKIP), and kp_send_flush() takes them.  With validate
+ * each data receive has a slot of the buffer, and the server checks each
+ * message's every byte as it is reaped (kp_send_check()).
  */
 #include <linux/ktime.h>
 
 #include "krping_npu.h"
+#include "../proc/kp_payload.h"
 
 #define KP_SEND_BATCH	16
 #define KP_SLAT_SIGNAL	16	/* signal one ping in this many */
@@ -55,6 +58,32 @@ static int kp_send_take_imm(struct kp_conn *c, const struct ib_wc *wc,
 }
 
 /*
+ * validate: message @seq, in its slot, checked byte for byte, and the slot
+ * poisoned for the message that takes it next (posted after this).
+ */
+static int kp_send_check(struct kp_conn *c, u64 seq)
+{
+	u32 size = c->t->size, off = (u32)(seq % c->val_slots) * size;
+	u8 *p = (u8 *)kp_buf_cpu(&c->rdma) + off;
+	long bad;
+	int ret;
+
+	ret = kp_buf_to_cpu_at(c, &c->rdma, off, size);
+	if (ret)
+		return ret;
+	bad = kp_stream_check(p, size, seq);
+	if (bad >= 0) {
+		kp_err(c->t, "validate: message %llu byte %ld of %u is 0x%02x, not 0x%02x",
+		       seq, bad, size, p[bad], kp_stream_byte(bad, seq));
+		kp_buf_to_dev_at(c, &c->rdma, off, size);
+		return -EBADMSG;
+	}
+	memset(p, KP_STREAM_POISON, size);
+	c->val_msgs++;
+	return kp_buf_to_dev_at(c, &c->rdma, off, size);
+}
+
+/*
  * A completion of the data phase: @*got counts the data messages, @*last
  * is set by the one with KP_IMM_LAST.  Skips must all come before data;
  * nothing else may arrive.
@@ -62,6 +91,8 @@ static int kp_send_take_imm(struct kp_conn *c, const struct ib_wc *wc,
 static int kp_send_take(struct kp_conn *c, const struct ib_wc *wc, u32 *got,
 			bool *last)
 {
+	int ret;
+
 	switch (wc->wr_id) {
 	case KP_WR_RECV:
 		if (wc->byte_len || !c->skip_in) {
@@ -77,6 +108,11 @@ static int kp_send_take(struct kp_conn *c, const struct ib_wc *wc, u32 *got,
 			       wc->byte_len, c->t->size, c->skip_in,
 			       *last ? ", after the last" : "");
 			return -EPROTO;
+		}
+		if (c->t->validate) {
+			ret = kp_send_check(c, c->stream.done + *got);
+			if (ret)
+				return ret;
 		}
 		if (c->t->imm_stream)
 			return kp_send_take_imm(c, wc, got, last);
@@ -249,7 +285,7 @@ static int kp_send_sink_now(struct kp_conn *c)
 int kp_send_sink(struct kp_test *t)
 {
 	struct kp_conn *c0 = t->conns[0];
-	u64 total = 0;
+	u64 total = 0, checked = 0;
 	u32 i;
 	int ret = 0;
 
@@ -268,16 +304,30 @@ int kp_send_sink(struct kp_test *t)
 		kp_probe_end(t->conns[i]);
 	if (ret)
 		return ret;
-	for (i = 0; i < t->nconns; i++)
+	for (i = 0; i < t->nconns; i++) {
 		total += t->conns[i]->stream.done;
+		checked += t->conns[i]->val_msgs;
+	}
+	/* every message that completed went through kp_send_check() */
+	if (t->validate && checked != total) {
+		kp_err(t, "validate: %llu messages checked of %llu",
+		       (unsigned long long)checked, (unsigned long long)total);
+		return -EPROTO;
+	}
 	if (t->nconns > 1)
-		kp_rec_result(t, "%s served #bytes=%u #messages=%llu #qps=%u",
+		kp_rec_result(t, "%s served #bytes=%u #messages=%llu #qps=%u%s",
 			      kp_mode_name(t->mode), t->size,
-			      (unsigned long long)total, t->nconns);
+			      (unsigned long long)total, t->nconns,
+			      t->validate ? " validated=yes" : "");
 	else
-		kp_rec_result(t, "%s served #bytes=%u #messages=%llu",
+		kp_rec_result(t, "%s served #bytes=%u #messages=%llu%s",
 			      kp_mode_name(t->mode), t->size,
-			      (unsigned long long)total);
+			      (unsigned long long)total,
+			      t->validate ? " validated=yes" : "");
+	if (t->validate)
+		kp_info(t, "%s: %llu messages validated, every byte against its number and its 0xff/0x00/0xaa/0x55 bands, %u slots a connection",
+			kp_mode_name(t->mode), (unsigned long long)checked,
+			c0->val_slots);
 	if (t->imm_stream)
 		kp_info(t, "%s: %llu messages, each one's immediate data its number in the stream",
 			kp_mode_name(t->mode), (unsigned long long)total);

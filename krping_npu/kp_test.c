@@ -33,6 +33,7 @@
  * (kp_send.c).
  */
 #include "krping_npu.h"
+#include "../proc/kp_payload.h"
 
 #define KP_REMOTE_ALL	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
 			 IB_ACCESS_REMOTE_WRITE)
@@ -69,7 +70,8 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 	h->flags = flags | (c->t->duplex ? KP_HELLO_DUPLEX : 0) |
 		   ((c->t->mode == KP_MODE_WLAT && c->t->wlat_imm) ||
 		    c->t->imm_stream ? KP_HELLO_IMM : 0) |
-		   (c->t->opts.atomic == KP_ATOMIC_CAS ? KP_HELLO_CAS : 0);
+		   (c->t->opts.atomic == KP_ATOMIC_CAS ? KP_HELLO_CAS : 0) |
+		   (c->t->validate ? KP_HELLO_VALIDATE : 0);
 	h->count = cpu_to_be32(c->t->count);
 	h->status = cpu_to_be32(-status);
 	h->duration = cpu_to_be32(c->t->duration_s);
@@ -133,12 +135,26 @@ static bool kp_test_wlat_src(struct kp_conn *c)
 	return c->t->mode == KP_MODE_WLAT && c->t->opts.mem == KP_MEM_HOST;
 }
 
+/*
+ * validate: the slots of the data buffer, one a message in flight (the
+ * client's window, the server's data receives), as many as fit in the
+ * largest buffer.
+ */
+static u32 kp_test_val_slots(struct kp_conn *c)
+{
+	u32 want = c->t->opts.role == KP_ROLE_CLIENT ? c->t->opts.txdepth :
+		   c->rq_data_max;
+
+	return clamp(want, 1u, KP_MAX_SIZE / c->t->size);
+}
+
 /* The data buffers and the timestamps of a test mode (fr included). */
 static int kp_test_alloc(struct kp_conn *c)
 {
 	int ret;
 
-	ret = kp_buf_alloc(c, &c->rdma, c->t->size);
+	c->val_slots = c->t->validate ? kp_test_val_slots(c) : 1;
+	ret = kp_buf_alloc(c, &c->rdma, c->val_slots * c->t->size);
 	if (!ret && kp_test_wlat_src(c))
 		ret = kp_buf_alloc(c, &c->start, c->t->size);
 	/* rw: a window of contexts for bw, one for rlat */
@@ -264,6 +280,7 @@ static int kp_test_client_open(struct kp_conn *c)
 	if (ret)
 		return ret;
 	c->imm_seq = 0;
+	c->val_seq = 0;
 	if (c->t->mode == KP_MODE_SLAT) {
 		/* the server's answers: behind what the ACK leaves */
 		ret = kp_rq_hold(c, 1);
@@ -280,6 +297,10 @@ static int kp_test_client_open(struct kp_conn *c)
 	ret = kp_hello_status(c, "refused the test");
 	if (ret)
 		return ret;
+	if (c->t->validate && !(h->flags & KP_HELLO_VALIDATE)) {
+		kp_err(c->t, "validate: the server does not say it checks the stream");
+		return -EPROTO;
+	}
 	kp_get_info(c, &h->info);
 	/* the server's side cannot poll its buffer: both use immediates */
 	if (h->flags & KP_HELLO_IMM)
@@ -510,6 +531,7 @@ int kp_test_client(struct kp_test *t)
 	t->wlat_imm = t->opts.wlat_imm || t->opts.mem == KP_MEM_NPU ||
 		      t->opts.events;
 	t->imm_stream = t->opts.wlat_imm && kp_mode_sink(t->mode);
+	t->validate = t->opts.validate && t->mode == KP_MODE_BW_SEND;
 
 	for (k = 0; k < t->opts.nsizes; k++) {
 		t->size = t->opts.sizes[k];
@@ -537,6 +559,7 @@ static int kp_test_check(struct kp_conn *c)
 	u32 warmup = c->peer_ver < 5 ? 0 : be32_to_cpu(h->warmup);
 	u32 rate = c->peer_ver < 7 ? 0 : be32_to_cpu(h->rate);
 	bool duplex = h->flags & KP_HELLO_DUPLEX;
+	bool validate = h->flags & KP_HELLO_VALIDATE;
 	enum kp_atomic op = h->flags & KP_HELLO_CAS ? KP_ATOMIC_CAS :
 			    KP_ATOMIC_FADD;
 	int ret;
@@ -557,6 +580,7 @@ static int kp_test_check(struct kp_conn *c)
 			      t->opts.mem == KP_MEM_NPU;
 		t->imm_stream = (h->flags & KP_HELLO_IMM) &&
 				kp_mode_sink(mode);
+		t->validate = validate;
 	}
 	if (mode != KP_MODE_RLAT && mode != KP_MODE_WLAT &&
 	    mode != KP_MODE_SLAT && !kp_mode_bw(mode) && mode != KP_MODE_FR &&
@@ -581,6 +605,15 @@ static int kp_test_check(struct kp_conn *c)
 	if (duplex && mode != KP_MODE_BW && mode != KP_MODE_BW_READ) {
 		kp_err(t, "client asks for a duplex %s", kp_mode_name(mode));
 		return -EINVAL;
+	}
+	if (validate && (mode != KP_MODE_BW_SEND || size < KP_STREAM_MIN)) {
+		kp_err(t, "client asks to validate a %s stream of %u-byte messages (bw,send of at least %u)",
+		       kp_mode_name(mode), size, KP_STREAM_MIN);
+		return -EINVAL;
+	}
+	if (t->opts.validate && t->opts.mode == KP_MODE_BW_SEND && !validate) {
+		kp_err(t, "validate: the client's bw,send writes no patterns (give it validate too)");
+		return -EPROTO;
 	}
 	if (mode == KP_MODE_BW_IMM && !(h->flags & KP_HELLO_IMM)) {
 		kp_err(t, "client asks for bw_imm without numbered immediates");
@@ -613,7 +646,7 @@ static int kp_test_check(struct kp_conn *c)
 	if (c->idx && (mode != t->mode || count != t->count ||
 		       duration_s != t->duration_s || size != t->size ||
 		       warmup != t->warmup || duplex != t->duplex ||
-		       rate != t->rate ||
+		       rate != t->rate || validate != t->validate ||
 		       !!(h->flags & KP_HELLO_IMM) != t->imm_stream ||
 		       (kp_mode_atomic(mode) && op != t->atomic_op))) {
 		kp_err(t, "connection %u asks for another test than connection 0",
@@ -637,7 +670,7 @@ static int kp_test_check(struct kp_conn *c)
  */
 static int kp_test_recvs(struct kp_conn *c)
 {
-	u32 list = c->t->opts.recv_post_list;
+	u32 list = c->t->opts.recv_post_list, fill;
 	int ret;
 
 	if (!kp_mode_send(c->t->mode))
@@ -646,15 +679,23 @@ static int kp_test_recvs(struct kp_conn *c)
 	c->rq_owed = 0;
 	c->rq_posted = 0;
 	c->rq_chains = 0;
-	if (list > c->rq_data_max) {
-		kp_err(c->t, "recv_post_list=%u: the receive queue has room for %u data receives",
-		       list, c->rq_data_max);
+	c->val_msgs = 0;
+	/* validate: a receive a slot, each poisoned */
+	fill = c->t->validate ? c->val_slots : c->rq_data_max;
+	if (list > fill) {
+		kp_err(c->t, "recv_post_list=%u: the receive queue has room for %u data receives%s",
+		       list, fill, c->t->validate ? " (validate: one a slot)" : "");
 		return -EINVAL;
+	}
+	if (c->t->validate) {
+		memset(kp_buf_cpu(&c->rdma), KP_STREAM_POISON, c->rdma.size);
+		ret = kp_buf_to_dev(c, &c->rdma, c->rdma.size);
+		if (ret)
+			return ret;
 	}
 	/* recv_post_list=: whole chains from the first (perftest's fill) */
 	ret = kp_rq_hold(c, c->t->mode == KP_MODE_SLAT ? 1 :
-			 c->rq_list ? rounddown(c->rq_data_max, c->rq_list) :
-			 c->rq_data_max);
+			 c->rq_list ? rounddown(fill, c->rq_list) : fill);
 	if (ret)
 		return ret;
 	c->skip_in = c->rq_ctrl;

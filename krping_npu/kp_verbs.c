@@ -65,7 +65,7 @@ static struct ib_cqe *kp_wr_cqe(struct kp_conn *c, u64 wr_id, bool signal)
 /* kp_setup_verbs(): the completion entries, and the queue they fill. */
 static int kp_cqe_alloc(struct kp_conn *c)
 {
-	u32 i;
+	u32 i, n;
 
 	for (i = 0; i < KP_WR_NR; i++) {
 		c->cqe[i].cqe.done = i == KP_WR_FENCE ? kp_npu_fence_done :
@@ -91,10 +91,11 @@ static int kp_cqe_alloc(struct kp_conn *c)
 	}
 	c->chain_n = 0;
 	/* a chain of data receives: recv_post_list=, or a batch reaped */
-	c->rq_wr = kvcalloc(max_t(u32, c->t->opts.recv_post_list,
-				  KP_RECV_BATCH),
-			    sizeof(*c->rq_wr), GFP_KERNEL);
-	if (!c->rq_wr)
+	n = max_t(u32, c->t->opts.recv_post_list, KP_RECV_BATCH);
+	c->rq_wr = kvcalloc(n, sizeof(*c->rq_wr), GFP_KERNEL);
+	/* validate: the server learns it in a hello, after this */
+	c->rq_sge = kvcalloc(n * KP_MAX_SGE, sizeof(*c->rq_sge), GFP_KERNEL);
+	if (!c->rq_wr || !c->rq_sge)
 		return -ENOMEM;
 	spin_lock_init(&c->wcq_lock);
 	c->wcq_head = 0;
@@ -106,6 +107,8 @@ static int kp_cqe_alloc(struct kp_conn *c)
 
 static void kp_cqe_free(struct kp_conn *c)
 {
+	kvfree(c->rq_sge);
+	c->rq_sge = NULL;
 	kvfree(c->rq_wr);
 	c->rq_wr = NULL;
 	kvfree(c->chain_sge);
@@ -617,25 +620,36 @@ void *kp_buf_cpu(struct kp_buf *b)
 	return b->vaddr ?: b->shadow;
 }
 
-/* Hand the CPU's writes of @b's first @len bytes to the device. */
-int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len)
+/* Hand the CPU's writes of @len bytes of @b at @off to the device. */
+int kp_buf_to_dev_at(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len)
 {
 	b->cpu_owned = false;
 	if (b->shadow)
-		return kp_npu_copy_to(c, b, len);
-	ib_dma_sync_single_for_device(kp_dev(c), b->dma, len,
+		return kp_npu_copy_to(c, b, off, len);
+	ib_dma_sync_single_for_device(kp_dev(c), b->dma + off, len,
 				      DMA_BIDIRECTIONAL);
 	return 0;
 }
 
-/* Make the device's writes of @b's first @len bytes visible to the CPU. */
-int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len)
+/* Make the device's writes of @len bytes of @b at @off visible to the CPU. */
+int kp_buf_to_cpu_at(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len)
 {
 	b->cpu_owned = true;
 	if (b->shadow)
-		return kp_npu_copy_from(c, b, len);
-	ib_dma_sync_single_for_cpu(kp_dev(c), b->dma, len, DMA_BIDIRECTIONAL);
+		return kp_npu_copy_from(c, b, off, len);
+	ib_dma_sync_single_for_cpu(kp_dev(c), b->dma + off, len,
+				   DMA_BIDIRECTIONAL);
 	return 0;
+}
+
+int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len)
+{
+	return kp_buf_to_dev_at(c, b, 0, len);
+}
+
+int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len)
+{
+	return kp_buf_to_cpu_at(c, b, 0, len);
 }
 
 /*
@@ -752,14 +766,16 @@ int kp_post_recv(struct kp_conn *c)
 
 /*
  * @n receives of a data message of c->t->size bytes into c->rdma, in
- * chains of c->rq_list (recv_post_list=), else of KP_RECV_BATCH.
+ * chains of c->rq_list (recv_post_list=), else of KP_RECV_BATCH; with
+ * validate, each into the slot of its message (the receive queue is
+ * FIFO: the k-th posted this size takes message k).
  */
 int kp_post_data_recv(struct kp_conn *c, u32 n)
 {
 	struct ib_recv_wr *wr = c->rq_wr;
-	struct ib_sge sge[KP_MAX_SGE];
+	struct ib_sge *sge = c->rq_sge;
 	const struct ib_recv_wr *bad;
-	u32 i, k, nsge;
+	u32 i, k, nsge, size = c->t->size;
 	int ret;
 
 	if (kp_buf_cpu_owned(c, &c->rdma))
@@ -769,13 +785,22 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 		       c->rq_data_max);
 		return -EPROTO;
 	}
-	nsge = kp_sge_split(c, &c->rdma, c->rdma.dma, sge, c->t->size);
+	nsge = kp_sge_split(c, &c->rdma, c->rdma.dma, sge, size);
 	while (n) {
 		k = min_t(u32, n, c->rq_list ?: KP_RECV_BATCH);
 		for (i = 0; i < k; i++) {
+			struct ib_sge *s = sge;
+
+			if (c->t->validate) {
+				u64 slot = (c->rq_posted + i) % c->val_slots;
+
+				s = &sge[i * KP_MAX_SGE];
+				kp_sge_split(c, &c->rdma,
+					     c->rdma.dma + slot * size, s, size);
+			}
 			wr[i] = (struct ib_recv_wr) {
 				.wr_cqe = &c->cqe[KP_WR_DATA_RECV].cqe,
-				.sg_list = sge,
+				.sg_list = s,
 				.num_sge = nsge,
 				.next = i + 1 < k ? &wr[i + 1] : NULL,
 			};
@@ -979,11 +1004,11 @@ static void kp_count_post(struct kp_conn *c, enum ib_wr_opcode op, u32 len)
 	}
 }
 
-/* @wr, with @sge, for a READ, WRITE or SEND of @len bytes of @b. */
+/* @wr, with @sge, for a READ, WRITE or SEND of @len bytes of @b at @off. */
 static void kp_rdma_wr(struct kp_conn *c, struct ib_rdma_wr *wr,
 		       struct ib_sge *sge, enum ib_wr_opcode op,
-		       struct kp_buf *b, u32 len, u64 wr_id, bool signal,
-		       u32 imm)
+		       struct kp_buf *b, u32 off, u32 len, u64 wr_id,
+		       bool signal, u32 imm)
 {
 	*wr = (struct ib_rdma_wr) {
 		.wr = {
@@ -999,10 +1024,10 @@ static void kp_rdma_wr(struct kp_conn *c, struct ib_rdma_wr *wr,
 	if (op != IB_WR_RDMA_READ && op != IB_WR_RDMA_READ_WITH_INV &&
 	    len <= c->max_inline && b->vaddr) {
 		wr->wr.send_flags |= IB_SEND_INLINE;
-		wr->wr.num_sge = kp_sge_split(c, b, (uintptr_t)b->vaddr, sge,
-					      len);
+		wr->wr.num_sge = kp_sge_split(c, b, (uintptr_t)b->vaddr + off,
+					      sge, len);
 	} else {
-		wr->wr.num_sge = kp_sge_split(c, b, b->dma, sge, len);
+		wr->wr.num_sge = kp_sge_split(c, b, b->dma + off, sge, len);
 	}
 	if (op == IB_WR_RDMA_WRITE_WITH_IMM || op == IB_WR_SEND_WITH_IMM)
 		wr->wr.ex.imm_data = cpu_to_be32(imm);
@@ -1010,8 +1035,10 @@ static void kp_rdma_wr(struct kp_conn *c, struct ib_rdma_wr *wr,
 		wr->wr.ex.invalidate_rkey = b->mr->rkey;
 }
 
-int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
-		 u32 len, u64 wr_id, bool signal, u32 imm)
+/* validate: @len bytes at @off of @b, a message's slot (not with rw) */
+int kp_post_rdma_at(struct kp_conn *c, enum ib_wr_opcode op,
+		    struct kp_buf *b, u32 off, u32 len, u64 wr_id, bool signal,
+		    u32 imm)
 {
 	struct ib_sge sge[KP_MAX_SGE];
 	struct ib_rdma_wr wr;
@@ -1019,7 +1046,9 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 
 	if (kp_buf_cpu_owned(c, b))
 		return -EPROTO;
-	if (c->rw && b == &c->rdma &&
+	if (WARN_ON_ONCE(off > b->size || len > b->size - off))
+		return -EINVAL;
+	if (c->rw && b == &c->rdma && !WARN_ON_ONCE(off) &&
 	    (op == IB_WR_RDMA_READ || op == IB_WR_RDMA_WRITE)) {
 		/* rw: the core's rdma_rw chooses how (kp_rw.c) */
 		ret = kp_rw_post(c, op, wr_id >> KP_WR_IDX_SHIFT, len,
@@ -1031,11 +1060,17 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		kp_count_post(c, op, len);
 		return 0;
 	}
-	kp_rdma_wr(c, &wr, sge, op, b, len, wr_id, signal, imm);
+	kp_rdma_wr(c, &wr, sge, op, b, off, len, wr_id, signal, imm);
 	ret = kp_post_send(c, &wr.wr);
 	if (!ret)
 		kp_count_post(c, op, len);
 	return ret;
+}
+
+int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
+		 u32 len, u64 wr_id, bool signal, u32 imm)
+{
+	return kp_post_rdma_at(c, op, b, 0, len, wr_id, signal, imm);
 }
 
 /*
@@ -1043,16 +1078,17 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
  * that kp_chain_post() posts, in one ib_post_send() (not with rw).
  */
 int kp_chain_add(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
-		 u32 len, u64 wr_id, bool signal, u32 imm)
+		 u32 off, u32 len, u64 wr_id, bool signal, u32 imm)
 {
 	u32 n = c->chain_n;
 
 	if (kp_buf_cpu_owned(c, b))
 		return -EPROTO;
-	if (WARN_ON_ONCE(c->rw || n >= c->t->opts.post_list))
+	if (WARN_ON_ONCE(c->rw || n >= c->t->opts.post_list ||
+			 off > b->size || len > b->size - off))
 		return -EINVAL;
 	kp_rdma_wr(c, &c->chain_wr[n], &c->chain_sge[n * KP_MAX_SGE], op, b,
-		   len, wr_id, signal, imm);
+		   off, len, wr_id, signal, imm);
 	if (n)
 		c->chain_wr[n - 1].wr.next = &c->chain_wr[n].wr;
 	c->chain_n = n + 1;

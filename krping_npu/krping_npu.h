@@ -115,6 +115,11 @@ enum kp_msg_type {
  */
 /* HELLO: alat, bw_atomic of compare-and-swaps (else fetch-and-adds) */
 #define KP_HELLO_CAS		0x08
+/*
+ * HELLO: bw_send with validate, each message in its pattern
+ * (kp_stream_fill()); HELLO_ACK: the server checks every byte of each
+ */
+#define KP_HELLO_VALIDATE	0x10
 
 /* Test-mode control message; never sent in ping mode (rping speaks 16B). */
 struct kp_hello {
@@ -408,6 +413,7 @@ struct kp_test {
 	bool wlat_imm;		/* wlat: immediate data, not polled buffers */
 	/* bw_imm, bw_send with imm: every message's immediate its number */
 	bool imm_stream;
+	bool validate;		/* bw_send: each message's bytes checked */
 	bool more;		/* server: the client's FIN said another size */
 
 	/*
@@ -546,6 +552,7 @@ struct kp_conn {
 	 * size for the server's line.
 	 */
 	struct ib_recv_wr *rq_wr;	/* a chain's work requests */
+	struct ib_sge *rq_sge;		/* ... their SGEs, validate: a slot each */
 	u32 rq_list;		/* 0: each batch as it is used */
 	u32 rq_owed;		/* used, not yet posted again */
 	u64 rq_posted;		/* data receives posted this size */
@@ -588,6 +595,15 @@ struct kp_conn {
 	struct kp_stream stream;
 	u64 reaped;		/* bw completions reaped, warm-up included */
 	u64 imm_seq;		/* imm_stream: data messages posted this size */
+	/*
+	 * validate: the data buffer holds val_slots messages, each in a
+	 * slot of its own (message k in slot k % val_slots); the client
+	 * fills one before it goes, the server checks and poisons one
+	 * before it is posted again
+	 */
+	u32 val_slots;
+	u64 val_seq;		/* client: messages filled this size */
+	u64 val_msgs;		/* server: messages checked this size */
 
 	/* alat, bw_atomic: the target's value once our atomics land */
 	u64 atomic_val;
@@ -668,10 +684,13 @@ void *kp_send_buf(struct kp_conn *c);
 int kp_post_send_msg(struct kp_conn *c, u32 len, u32 inv_rkey);
 int kp_post_reg(struct kp_conn *c, struct kp_buf *b, int access, bool signal);
 int kp_post_inv(struct kp_conn *c, struct kp_buf *b, bool signal);
+int kp_post_rdma_at(struct kp_conn *c, enum ib_wr_opcode op,
+		    struct kp_buf *b, u32 off, u32 len, u64 wr_id, bool signal,
+		    u32 imm);
 int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm);
 int kp_chain_add(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
-		 u32 len, u64 wr_id, bool signal, u32 imm);
+		 u32 off, u32 len, u64 wr_id, bool signal, u32 imm);
 int kp_chain_post(struct kp_conn *c);
 int kp_post_atomic(struct kp_conn *c, enum kp_atomic op, struct kp_buf *b,
 		   u64 wr_id, bool signal, u64 arg, u64 swap);
@@ -701,6 +720,8 @@ int kp_probe_tick(struct kp_conn *c);
 void *kp_buf_cpu(struct kp_buf *b);
 int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len);
 int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len);
+int kp_buf_to_dev_at(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len);
+int kp_buf_to_cpu_at(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len);
 
 /* kp_hw.c */
 void kp_hw_begin(struct kp_test *t);
@@ -732,8 +753,8 @@ int kp_npu_get(struct kp_test *t);
 void kp_npu_put(struct kp_test *t);
 int kp_npu_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size);
 void kp_npu_buf_free(struct kp_conn *c, struct kp_buf *b);
-int kp_npu_copy_to(struct kp_conn *c, struct kp_buf *b, u32 len);
-int kp_npu_copy_from(struct kp_conn *c, struct kp_buf *b, u32 len);
+int kp_npu_copy_to(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len);
+int kp_npu_copy_from(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len);
 int kp_npu_check(struct kp_conn *c);
 int kp_npu_rw_sgl(struct kp_conn *c, struct kp_buf *b, struct scatterlist *sgl,
 		  u32 max);

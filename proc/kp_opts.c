@@ -8,6 +8,7 @@
  * the checks in kp_opts_check().
  */
 #include "kp_opts.h"
+#include "kp_payload.h"
 
 enum kp_opt_type {
 	KP_T_ROLE,	/* flag selecting the role; value in min */
@@ -62,8 +63,8 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"",
 		"message size in bytes (default 64; ping: at least 26, the payload header)" },
 	[KP_OPT_VALIDATE] = { "validate", KP_T_FLAG, KP_F(validate), 0, 0,
-		"ping",
-		"check every byte of every round, on both sides" },
+		"ping, bw,send",
+		"ping: check every byte of every round, on both sides.  bw,send (perftest --data_validation): the client writes each message, before it goes, as its number in the size's stream (8 bytes, little-endian) then 64-byte bands of 0xFF, 0x00, 0xAA and 0x55 rotated by that number, from a slot of its own; the server posts each receive on a slot of its own filled with 0xC3 and checks every byte of each message as it is reaped, before the slot goes back.  A mismatch ends the size with EBADMSG and a line naming the message, the byte and both values; the result says validated=yes.  The server validates whenever the client asks (a server given bw,send,validate refuses a client that does not: EPROTO).  Messages of at least 16 bytes; the window is the slots a 4 MiB buffer holds, and the figure, which includes the client's writing, is not one to compare" },
 	[KP_OPT_VERBOSE] = { "verbose", KP_T_FLAG, KP_F(verbose), 0, 0,
 		"ping",
 		"log each round's data to dmesg" },
@@ -1013,10 +1014,22 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 		       o->size, KP_PING_MIN_SIZE);
 		return -EINVAL;
 	}
-	if (o->validate && o->mode != KP_MODE_PING) {
-		kp_err(err, errlen, "'validate' applies to ping, not '%s'",
+	if (o->validate && o->mode != KP_MODE_PING &&
+	    !(o->mode == KP_MODE_BW && o->bw_send)) {
+		kp_err(err, errlen, "'validate' applies to ping and bw,send, not '%s'",
 		       kp_mode_name(o->mode));
 		return -EINVAL;
+	}
+	if (o->validate && o->mode == KP_MODE_BW) {
+		u32 i, size = o->size;
+
+		for (i = 0; i < o->nsizes; i++)
+			size = o->sizes[i] < size ? o->sizes[i] : size;
+		if (size < KP_STREAM_MIN) {
+			kp_err(err, errlen, "'validate': a message of %u bytes is too short for its number and a band (at least %u)",
+			       size, KP_STREAM_MIN);
+			return -EINVAL;
+		}
 	}
 	if ((o->read_inv || o->server_inv) &&
 	    (!server || o->mode != KP_MODE_PING)) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kp_payload.c - the rping/krping ping payload, byte for byte.
+ * kp_payload.c - the rping/krping ping payload, byte for byte, and the
+ * patterns of a validated stream.
  */
 #include "kp_payload.h"
 
@@ -51,5 +52,57 @@ long kp_ping_check(const u8 *buf, u32 size, u32 round)
 	for (; i < size; i++)
 		if (buf[i] != kp_ping_byte(i, size, n, round))
 			return i;
+	return -1;
+}
+
+static const u8 kp_stream_bands[] = { 0xff, 0x00, 0xaa, 0x55 };
+
+u8 kp_stream_byte(u32 i, u64 seq)
+{
+	if (i < sizeof(seq))
+		return (u8)(seq >> (8 * i));
+	i -= sizeof(seq);
+	return kp_stream_bands[(i / KP_STREAM_BAND + seq) %
+			       sizeof(kp_stream_bands)];
+}
+
+/* Message @seq's bytes from @i on are band values from here. */
+static u32 kp_stream_head(u32 size)
+{
+	return size < sizeof(u64) ? size : sizeof(u64);
+}
+
+void kp_stream_fill(u8 *buf, u32 size, u64 seq)
+{
+	u32 i, n;
+
+	for (i = 0; i < kp_stream_head(size); i++)
+		buf[i] = kp_stream_byte(i, seq);
+	/* a band (or what is left of it) at a time */
+	for (; i < size; i += n) {
+		n = KP_STREAM_BAND - (i - sizeof(u64)) % KP_STREAM_BAND;
+		if (n > size - i)
+			n = size - i;
+		memset(buf + i, kp_stream_byte(i, seq), n);
+	}
+}
+
+long kp_stream_check(const u8 *buf, u32 size, u64 seq)
+{
+	u32 i, end;
+	u8 want;
+
+	for (i = 0; i < kp_stream_head(size); i++)
+		if (buf[i] != kp_stream_byte(i, seq))
+			return i;
+	while (i < size) {
+		want = kp_stream_byte(i, seq);
+		end = i + KP_STREAM_BAND - (i - sizeof(u64)) % KP_STREAM_BAND;
+		if (end > size)
+			end = size;
+		for (; i < end; i++)
+			if (buf[i] != want)
+				return i;
+	}
 	return -1;
 }

@@ -17,4 +17,24 @@ void kp_ping_fill(u8 *buf, u32 size, u32 round);
  */
 long kp_ping_check(const u8 *buf, u32 size, u32 round);
 
+/*
+ * A validated stream's message @seq (bw,send with validate, as perftest
+ * --data_validation): its number in 8 bytes, little-endian, then bands of
+ * KP_STREAM_BAND bytes of 0xFF, 0x00, 0xAA and 0x55, starting @seq bands
+ * further on, so neighbouring messages differ in every band.  A receiver
+ * fills a slot with KP_STREAM_POISON, in no band, before posting it: from
+ * KP_STREAM_MIN bytes on, a message the device never wrote cannot pass.
+ */
+#define KP_STREAM_BAND		64
+#define KP_STREAM_POISON	0xc3
+#define KP_STREAM_MIN		16
+
+void kp_stream_fill(u8 *buf, u32 size, u64 seq);
+
+/* Offset of the first byte of @buf that is not message @seq's, or -1. */
+long kp_stream_check(const u8 *buf, u32 size, u64 seq);
+
+/* What message @seq holds at @i (for a mismatch's report). */
+u8 kp_stream_byte(u32 i, u64 seq);
+
 #endif /* KP_PAYLOAD_H */

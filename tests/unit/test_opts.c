@@ -484,7 +484,7 @@ static void test_perftest_opts(void)
 	expect_err(BASE ",bw,send,duplex", -EINVAL, "not with 'send'");
 	expect_err(BASE ",slat,gbits", -EINVAL, "'gbits' is for a bw client");
 	expect_err(BASE ",slat,wlat", -EINVAL, "one test mode only");
-	expect_err(BASE ",slat,validate", -EINVAL, "applies to ping");
+	expect_err(BASE ",slat,validate", -EINVAL, "applies to ping and bw,send");
 	expect_err("server,addr=192.0.2.1,port=1,slat,warmup=3", -EINVAL,
 		   "client option");
 }
@@ -806,8 +806,30 @@ static void test_recv_post_list(void)
 		   "recv_post_list");
 }
 
+/* validate: ping's rounds, or a bw,send stream's messages */
+static void test_stream_validate(void)
+{
+	expect_ok(BASE ",bw,send,validate,size=16");
+	KT_CHECK(o.validate && o.mode == KP_MODE_BW_SEND, "a validated bw,send");
+	expect_ok(BASE ",bw,send,imm,validate,sizes=16-4096,qps=2,post_list=4,count=400");
+	KT_CHECK(o.validate && o.wlat_imm && o.nsizes == 9, "with imm, a sweep, qps and post_list");
+	expect_ok("server,addr=192.0.2.1,port=9,bw,send,validate");
+	KT_CHECK(o.validate && o.mode == KP_MODE_BW_SEND, "a server that insists");
+	expect_ok("server,addr=192.0.2.1,port=9,validate");
+	KT_CHECK(o.validate && o.mode == KP_MODE_PING, "a ping server's own");
+	expect_err(BASE ",bw,send,validate,size=15", -EINVAL,
+		   "too short for its number and a band (at least 16)");
+	expect_err(BASE ",bw,send,validate,sizes=8-64", -EINVAL,
+		   "a message of 8 bytes is too short");
+	expect_err(BASE ",bw,validate", -EINVAL, "applies to ping and bw,send, not 'bw'");
+	expect_err(BASE ",bw,imm,validate", -EINVAL, "applies to ping and bw,send");
+	expect_err(BASE ",bw,read,validate", -EINVAL, "applies to ping and bw,send");
+	expect_err(BASE ",wlat,validate", -EINVAL, "applies to ping and bw,send, not 'wlat'");
+}
+
 int main(void)
 {
+	test_stream_validate();
 	test_recv_post_list();
 	test_post_list();
 	test_rate_limit();

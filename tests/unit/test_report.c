@@ -597,6 +597,73 @@ static void test_payload(void)
 	}
 }
 
+/*
+ * A validated stream's messages: each one's number, then its bands; a
+ * neighbour, a flipped byte and a poisoned (never written) slot fail at
+ * the byte that shows it.
+ */
+static void test_stream_payload(void)
+{
+	static const u64 seqs[] = { 0, 1, 2, 3, 0xc3, 0x1234567890ull,
+				    ~0ull };
+	static const u8 bands[] = { 0xff, 0x00, 0xaa, 0x55 };
+	u8 buf[4 * KP_STREAM_BAND + 40];
+	u32 i, k, size;
+
+	kp_stream_fill(buf, sizeof(buf), 0x0102030405060708ull);
+	KT_CHECK(buf[0] == 0x08 && buf[7] == 0x01, "number little-endian: %02x %02x",
+		 buf[0], buf[7]);
+	for (i = 8; i < sizeof(buf); i++)
+		if (buf[i] != bands[((i - 8) / KP_STREAM_BAND + 0x0102030405060708ull) % 4])
+			break;
+	KT_CHECK(i == sizeof(buf), "bands of %u from byte 8, rotated by the number: byte %u",
+		 KP_STREAM_BAND, i);
+	kp_stream_fill(buf, sizeof(buf), 5);
+	KT_CHECK(buf[8] == 0x00 && buf[8 + KP_STREAM_BAND - 1] == 0x00 &&
+		 buf[8 + KP_STREAM_BAND] == 0xaa && buf[8 + 3 * KP_STREAM_BAND] == 0xff,
+		 "message 5's bands: 00 aa 55 ff");
+	for (k = 0; k < sizeof(seqs) / sizeof(seqs[0]); k++)
+		for (size = 1; size <= sizeof(buf); size += size < 80 ? 1 : 37) {
+			u64 seq = seqs[k];
+
+			memset(buf, KP_STREAM_POISON, sizeof(buf));
+			kp_stream_fill(buf, size, seq);
+			KT_CHECK(buf[size] == KP_STREAM_POISON,
+				 "size %u: nothing written past it", size);
+			KT_CHECK(kp_stream_check(buf, size, seq) == -1,
+				 "seq %llu size %u: its own fill checks",
+				 (unsigned long long)seq, size);
+			for (i = 0; i < size; i++)
+				if (buf[i] != kp_stream_byte(i, seq))
+					break;
+			KT_CHECK(i == size, "size %u: kp_stream_byte() agrees at %u",
+				 size, i);
+			/* the next message's number differs in its low byte */
+			KT_CHECK(kp_stream_check(buf, size, seq + 1) == 0,
+				 "size %u: message %llu is not the next",
+				 size, (unsigned long long)seq);
+			buf[size / 2] ^= 0x10;
+			KT_CHECK(kp_stream_check(buf, size, seq) == (long)(size / 2),
+				 "size %u: the flipped byte is found", size);
+			memset(buf, KP_STREAM_POISON, size);
+			if (size >= KP_STREAM_MIN)
+				KT_CHECK(kp_stream_check(buf, size, seq) >= 0,
+					 "seq %llu size %u: a poisoned slot fails",
+					 (unsigned long long)seq, size);
+		}
+	/* neighbours differ in every band, not only in the number */
+	for (k = 1; k < 4; k++) {
+		kp_stream_fill(buf, sizeof(buf), 7 + k);
+		memcpy(buf, "\x07\0\0\0\0\0\0\0", 8);
+		for (i = 8; i < sizeof(buf); i += KP_STREAM_BAND)
+			KT_CHECK(buf[i] != kp_stream_byte(i, 7),
+				 "message %u's band at %u is not message 7's", 7 + k, i);
+	}
+	/* no band byte is the poison, so only the number could match it */
+	for (i = 0; i < 4; i++)
+		KT_CHECK(bands[i] != KP_STREAM_POISON, "band %u", i);
+}
+
 /* The number after "\"key\": " in a JSON line, -1 if absent. */
 static double jfield(const char *line, const char *key)
 {
@@ -1129,5 +1196,6 @@ int main(void)
 	test_record_max();
 	test_stdev();
 	test_payload();
+	test_stream_payload();
 	return kt_done();
 }

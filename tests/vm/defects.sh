@@ -175,6 +175,37 @@ if want skips; then
 		"status=0 skip=16 data=transport retry counter exceeded"
 fi
 
+# validate (bw,send): a client's stream with one flipped byte in message
+# 3 of 4096 bytes fails the server's size with EBADMSG, naming the message,
+# the byte and both values (messages 0-2, checked before it, passed); over
+# host and NPU memory (the server's slots through the NPU buffer's shadow).
+# A server given bw,send,validate refuses a client that writes no patterns.
+t_validate_bad() {
+	mem=$1
+	rogue_client "mem=$mem,timeout=3000" badstream 3 4096
+	[ "$out" = "status=0 validate=1 sent=4" ] || [ "$out" = "status=0 validate=1 sent=3" ] ||
+		{ kp_why "client: $out"; return 1; }
+	[ "$(cat /tmp/srv.out)" = "errno=74" ] || { kp_why "server: $(cat /tmp/srv.out)"; return 1; }
+	# byte 2048 of message 3: band 31 of 0xff/0x00/0xaa/0x55 from 3 on
+	# (0xaa), 0xba as flipped
+	dmesg | grep -q "validate: message 3 byte 2048 of 4096 is 0xba, not 0xaa" ||
+		{ kp_why "no dmesg line for message 3's byte 2048: $(dmesg | grep 'validate:' | tail -1)"; return 1; }
+	[ "$mem" = host ] || zero "the bad stream"
+	kp_idle "the bad stream"
+}
+t_validate_refused() {
+	rogue_client "bw,send,validate,timeout=3000" skips 7 0 64
+	[ "$out" = "status=71 skip=0 data=-" ] || { kp_why "client: $out"; return 1; }
+	[ "$(cat /tmp/srv.out)" = "errno=71" ] || { kp_why "server: $(cat /tmp/srv.out)"; return 1; }
+	dmesg | grep -q "validate: the client's bw,send writes no patterns" ||
+		{ kp_why "no dmesg line for the refusal"; return 1; }
+	kp_idle "the refused stream"
+}
+if want validate; then
+	kp_test validate-bad-byte-host t_validate_bad host
+	kp_test validate-refused t_validate_refused
+fi
+
 # A server's HELLO_ACK whose status word is no errno (above 4095, as
 # 0xffffffff or INT_MIN): the client's write fails with -EPROTO, and does
 # not return the negated word (0xffffffff read as -1 made the write
@@ -417,6 +448,7 @@ if want mr; then
 	kp_test mr-exact-npu-64B t_mr_exact npu 64
 	kp_test mr-exact-npu-5000B t_mr_exact npu 5000
 	kp_test mr-exact-npu-2MiB-plus-1 t_mr_exact npu 2097153
+	kp_test validate-bad-byte-npu t_validate_bad npu
 	kp_test mr-exact-unload rmmod npu_peer_mem
 fi
 

@@ -304,6 +304,42 @@ t_imm_stream() {
 }
 kp_test imm-stream t_imm_stream
 
+# validate (perftest --data_validation): bw,send streams whose every byte
+# the server checks against the message's number and bands, each message
+# in a slot of its own on both sides: with a warm-up and a size no band
+# divides, with imm, 2 QPs and post lists, and into receives posted in
+# chains of 8.  The server's record says validated=yes and its line counts
+# every message, warm-up included; the client's counts what it wrote.  A
+# flipped byte failing the size is in the defects suite (validate-bad-byte).
+t_stream_validate() {
+	kp_verbs_share || return
+	kp_ifs=$IFS
+	for m in "-:bw,send,validate,warmup=20:4097:300:1:320:64" \
+		"-:bw,send,imm,validate,qps=2,post_list=4:65536:200:2:400:64" \
+		"recv_post_list=8:bw,send,validate,txdepth=16:100:400:1:400:16"; do
+		IFS=:
+		set -- $m
+		IFS=$kp_ifs
+		sopt=$1 copt=$2 size=$3 count=$4 qps=$5 served=$6 slots=$7
+		[ "$sopt" = - ] && sopt= || sopt=",$sopt"
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT$sopt" "addr=$A,port=$PORT,$copt,size=$size,count=$count"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$copt: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID | head -1)" "$size" $((count * qps)) bw_send || return 1
+		want="bw_send served #bytes=$size #messages=$served"
+		[ "$qps" = 1 ] || want="$want #qps=$qps"
+		want="$want validated=yes"
+		[ "$(kp_res $SID)" = "$want" ] || { kp_why "$copt server: $(kp_res $SID), want $want"; return 1; }
+		n=$(dmesg | grep -c "krping_npu $SID: bw_send: $served messages validated, every byte against its number")
+		[ "$n" = 1 ] || { kp_why "$copt: $n server lines saying it validated $served"; return 1; }
+		n=$(dmesg | grep -c "krping_npu $CID: connection [0-9]*: $((served / qps)) messages sent, each written in its pattern first, from $slots slots")
+		[ "$n" = "$qps" ] || { kp_why "$copt: $n client lines of $((served / qps)) messages from $slots slots, want $qps"; return 1; }
+	done
+	kp_log "validated streams: bw,send of 4097 B (warm-up too), 64 KiB with imm on 2 QPs in post lists, 100 B into chains of 8; every byte of 1120 messages checked"
+}
+kp_test stream-validate t_stream_validate
+
 # cq=CTX: the core's CQ API in each poll context (ib_alloc_cq()), every
 # mode family on it.  Both sides' CQs are the core's in that context, as
 # rdma's resource view shows them while a stream runs (its value, which

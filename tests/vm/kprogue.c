@@ -20,6 +20,15 @@
  *	status (a positive errno), the skips asked for and the SEND's
  *	completion ("-" when none was sent).
  *
+ *   kprogue badstream ADDR PORT K SIZE
+ *	A bw,send client that asks the server to validate its stream
+ *	(KP_HELLO_VALIDATE) of K + 2 messages of SIZE bytes: after the skips
+ *	the server asks for, messages 0 to K-1 in their patterns
+ *	(kp_stream_fill()), then message K with byte SIZE / 2 flipped (XOR
+ *	0x10), one at a time.  Prints "status=N validate=0|1 sent=N": the
+ *	ACK's status, whether the ACK says the server checks, and the
+ *	messages that completed.
+ *
  *   kprogue stall ADDR PORT MS SIZE
  *	A bw client (one iteration, SIZE bytes) that, once the server has
  *	acknowledged its HELLO, lets MS milliseconds go by before its FIN:
@@ -156,6 +165,52 @@ static int skips(struct rdma_cm_id *id, struct kp_hello *tx, struct ibv_mr *txmr
 	 * server's verdict on the data.
 	 */
 	usleep(500000);
+	rdma_disconnect(id);
+	return 0;
+}
+
+#define KP_HELLO_VALIDATE	0x10
+#define KP_MODE_BW_SEND		7	/* enum kp_mode */
+
+/* The validated stream with a flipped byte in message @k. */
+static int badstream(struct rdma_cm_id *id, struct kp_hello *tx,
+		     struct ibv_mr *txmr, struct kp_hello *rx,
+		     struct ibv_mr *dmr, uint32_t k, uint32_t size)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
+	uint8_t *data = dmr->addr;
+	struct ibv_wc wc;
+	uint32_t i, n, sent = 0;
+
+	tx->mode = KP_MODE_BW_SEND;
+	tx->flags = KP_HELLO_VALIDATE;
+	tx->count = htobe32(k + 2);
+	hello_exchange(id, tx, txmr, &wc);
+	n = be32toh(rx->skip);
+	if (!rx->status) {
+		for (i = 0; i < n && i < 64; i++) {
+			wr.send_flags = i + 1 == n ? IBV_SEND_SIGNALED : 0;
+			if (ibv_post_send(id->qp, &wr, &bad))
+				die("skip");
+		}
+		if (n && (rdma_get_send_comp(id, &wc) <= 0 || wc.status))
+			die("skip completion");
+		for (i = 0; i <= k; i++) {
+			kp_stream_fill(data, size, i);
+			if (i == k)
+				data[size / 2] ^= 0x10;
+			if (rdma_post_sendv(id, NULL, &(struct ibv_sge){
+					(uintptr_t)data, size, dmr->lkey }, 1,
+					IBV_SEND_SIGNALED))
+				die("data send");
+			if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
+				break;
+			sent++;
+		}
+	}
+	printf("status=%u validate=%u sent=%u\n", be32toh(rx->status),
+	       !!(rx->flags & KP_HELLO_VALIDATE), sent);
+	usleep(500000);	/* the server's verdict first, as skips() */
 	rdma_disconnect(id);
 	return 0;
 }
@@ -510,9 +565,11 @@ int main(int argc, char **argv)
 	    !(argc == 5 && !strcmp(argv[1], "ping0")) &&
 	    !(argc == 5 && !strcmp(argv[1], "vanish")) &&
 	    !(argc == 6 && !strcmp(argv[1], "stall")) &&
+	    !(argc == 6 && !strcmp(argv[1], "badstream")) &&
 	    !(argc == 7 && !strcmp(argv[1], "skips"))) {
 		fprintf(stderr, "usage: kprogue overrun ADDR PORT SIZE\n"
 			"       kprogue skips ADDR PORT MODE SKIP SIZE\n"
+			"       kprogue badstream ADDR PORT K SIZE\n"
 			"       kprogue stall ADDR PORT MS SIZE\n"
 			"       kprogue vanish ADDR PORT SIZE\n"
 			"       kprogue ack PORT STATUS\n"
@@ -554,6 +611,9 @@ int main(int argc, char **argv)
 	if (argc == 7)
 		return skips(id, tx, txmr, rx, dmr, strtoul(argv[4], NULL, 0),
 			     strtoul(argv[5], NULL, 0), size);
+	if (!strcmp(argv[1], "badstream"))
+		return badstream(id, tx, txmr, rx, dmr,
+				 strtoul(argv[4], NULL, 0), size);
 	if (!strcmp(argv[1], "stall") || !strcmp(argv[1], "vanish"))
 		return peer_wait(id, tx, txmr, rx, rxmr,
 				 argc == 6 ? strtoul(argv[4], NULL, 0) : 0,
