@@ -15,7 +15,8 @@ INL=${KP_BENCH_INLINE:-0}
 # -Q, our cq_mod=): KP_BENCH_CQ_MOD, or what ib_write_bw picks by itself,
 # 100 (at most -t) up to 8 KiB, 1 above, given to both explicitly
 cqm() {
-	if [ -n "${KP_BENCH_CQ_MOD:-}" ]; then echo "$KP_BENCH_CQ_MOD"
+	if [ -n "$V_CQM" ]; then echo "$V_CQM"
+	elif [ -n "${KP_BENCH_CQ_MOD:-}" ]; then echo "$KP_BENCH_CQ_MOD"
 	elif [ "$1" -le 8192 ]; then echo $((TXD < 100 ? TXD : 100))
 	else echo 1; fi
 }
@@ -42,8 +43,19 @@ kp_peer_load || exit 1
 pm=/sys/module/krping_npu/parameters
 echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) inline=$INL txdepth=$TXD cq_mod=${KP_BENCH_CQ_MOD:-perftest's} clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 
-iters() { case $1 in bw*) [ "$2" -ge 65536 ] && echo $((BW_N / 4)) || echo $BW_N ;;
-	  *) [ "$2" -ge 65536 ] && echo $((LAT_N / 6)) || echo $LAT_N ;; esac; }
+iters() { case $1 in bw*) [ "$2" -ge 65536 ] && n=$((BW_N / 4)) || n=$BW_N ;;
+	  *) [ "$2" -ge 65536 ] && n=$((LAT_N / 6)) || n=$LAT_N ;; esac
+	  echo $((n / V_MULT * V_MULT)); }
+
+# variant [LABEL MULT CQM OUR_SERVER OUR_CLIENT PERFTEST]: the ours and
+# theirs runs that follow are row MODE-LABEL, with these knobs on each
+# side (perftest's on both its commands), iterations a multiple of MULT
+# (perftest -l and --recv_post_list want it), and completion moderation
+# CQM on both (empty: as cqm chooses); no argument: back to the plain rows
+variant() {
+	V_LABEL=${1:-} V_MULT=${2:-1} V_CQM=${3:-} V_SRV=${4:-} V_CLI=${5:-} V_PT=${6:-}
+}
+variant
 
 # cpus_busy: "BUSY0 TOTAL0 BUSY1 TOTAL1", CPU 0's and CPU 1's ticks so far
 # (busy: all but idle and iowait); busy_pct OLD NEW: each CPU's busy share
@@ -74,10 +86,11 @@ ours() {
 	case $mode in bw_read) m=bw,read ;; bw_send) m=bw,send ;; bw_atomic) m=bw,atomic=fadd ;; esac
 	[ "$q" -le 1 ] || { qo=",qps=$q"; label=$mode-q$q; }
 	[ "${5:-}" != events ] || { qo="$qo,events"; label=$label-events; }
+	[ -z "$V_LABEL" ] || label=$label-$V_LABEL
 	case $mode in bw*) qo="$qo,cq_mod=$(cqm "$size")" ;; esac
 	PORT=$((PORT + 1))
-	kp_pair "addr=$A,port=$PORT,mem=$mem,inline=$INL" \
-		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD,inline=$INL$qo"
+	kp_pair "addr=$A,port=$PORT,mem=$mem,inline=$INL$V_SRV" \
+		"addr=$A,port=$PORT,mem=$mem,$m,size=$size,count=$n,txdepth=$TXD,inline=$INL$qo$V_CLI"
 	tool=krping_npu
 	[ "$mem" = npu ] && tool=krping_npu-npu
 	st=
@@ -137,6 +150,7 @@ theirs() {
 	[ "$INL" = 0 ] || extra="$extra -I $INL"
 	[ "${4:-1}" -le 1 ] || { extra="$extra -q $4"; label=$mode-q$4; }
 	[ "${5:-}" != events ] || { extra="$extra -e"; label=$label-events; }
+	[ -z "$V_LABEL" ] || { extra="$extra $V_PT"; label=$label-$V_LABEL; }
 	PORT=$((PORT + 1))
 	taskset 2 $tool -d rxe0 -x 1 -p $PORT -n "$n" -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
 	sp=$!
@@ -265,6 +279,16 @@ while [ $rep -lt "$REPS" ]; do
 		ours bw $size host 2; theirs ib_write_bw bw $size 2
 		theirs ib_read_bw bw_read $size 2; ours bw_read $size host 2
 		ours bw_send $size host 2; theirs ib_send_bw bw_send $size 2
+		# post lists: the client's WRITEs in chains of 8, each chain's
+		# last signalled (perftest -l 8, which sets -Q 8 itself; ours
+		# post_list=8, cq_mod=8), and the bw,send server's receives in
+		# chains of 8 (perftest --recv_post_list=8, given to both of its
+		# sides as perftest wants; our server's recv_post_list=8)
+		variant list8 8 8 "" ",post_list=8" "-l 8"
+		ours bw $size host; theirs ib_write_bw bw $size
+		variant rlist8 8 "" ",recv_post_list=8" "" "--recv_post_list=8"
+		theirs ib_send_bw bw_send $size; ours bw_send $size host
+		variant
 		# CPU over the same window, both tools
 		[ $size = 64 ] || { win ours $size; win theirs $size; }
 	done
