@@ -299,6 +299,25 @@ t_npu_atomic() {
 }
 kp_test npu-atomics t_npu_atomic
 
+# validate over NPU memory: the client writes each message into its slot
+# through the NPU buffer's shadow (at the slot's offset), the server reads
+# each back the same way and checks every byte; 64 KiB messages, 64 slots
+# a side, so the slots span the 4 MiB buffer's pages
+t_npu_validate() {
+	kp_verbs_share || return
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,mem=npu" "addr=$A,port=$PORT,mem=npu,bw,send,validate,size=65536,count=200"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "srv=$SRV cli=$CLI"; return 1; }
+	[ "$(kp_res $SID)" = "bw_send served #bytes=65536 #messages=200 validated=yes" ] ||
+		{ kp_why "server: $(kp_res $SID)"; return 1; }
+	dmesg | grep -q "krping_npu $SID: bw_send: 200 messages validated, every byte against its number and its 0xff/0x00/0xaa/0x55 bands, 64 slots a connection" ||
+		{ kp_why "no server line for 200 messages"; return 1; }
+	dmesg | grep -q "krping_npu $CID: connection 0: 200 messages sent, each written in its pattern first, from 64 slots" ||
+		{ kp_why "no client line for 200 messages"; return 1; }
+	zero "the validated stream"
+}
+kp_test npu-validate t_npu_validate
+
 # rw over NPU memory: rdma_rw maps struct pages, which RAM-backed HBM has
 # and a BAR has not.  Over RAM, rlat, bw,read and bw move it through
 # rdma_rw and each size reads back as written (an unaligned 3 MB buffer
