@@ -156,9 +156,10 @@ static int kp_bw_pace(struct kp_conn *c)
  */
 static int kp_bw_fill(struct kp_conn *c, u32 *off)
 {
-	u32 size = c->t->size;
+	u32 size = c->t->size, slot;
 
-	*off = (u32)(c->val_seq % c->val_slots) * size;
+	div_u64_rem(c->val_seq, c->val_slots, &slot);
+	*off = slot * c->val_stride;
 	kp_stream_fill((u8 *)kp_buf_cpu(&c->rdma) + *off, size, c->val_seq);
 	c->val_seq++;
 	return kp_buf_to_dev_at(c, &c->rdma, *off, size);

@@ -32,6 +32,9 @@
  * and HELLO_ACK also say how many skips the peer owes this side
  * (kp_send.c).
  */
+#include <linux/dma-mapping.h>
+#include <linux/sizes.h>
+
 #include "krping_npu.h"
 #include "../proc/kp_payload.h"
 
@@ -137,15 +140,28 @@ static bool kp_test_wlat_src(struct kp_conn *c)
 
 /*
  * validate: the slots of the data buffer, one a message in flight (the
- * client's window, the server's data receives), as many as fit in the
- * largest buffer.
+ * client's window, the server's data receives), in at most KP_VAL_BYTES
+ * (less where the device registers fewer pages: siw 256).  Each slot is
+ * cache-aligned, so that poisoning one never writes back a line the
+ * device is filling in the next where DMA is not coherent.  The client
+ * takes half what fits, the server all: receives to spare, as iWARP has
+ * no RNR retry to cover a SEND that finds none posted.
  */
-static u32 kp_test_val_slots(struct kp_conn *c)
-{
-	u32 want = c->t->opts.role == KP_ROLE_CLIENT ? c->t->opts.txdepth :
-		   c->rq_data_max;
+#define KP_VAL_BYTES	SZ_1M
 
-	return clamp(want, 1u, KP_MAX_SIZE / c->t->size);
+static void kp_test_val_slots(struct kp_conn *c)
+{
+	u32 pages = kp_dev(c)->attrs.max_fast_reg_page_list_len;
+	u64 bytes = min_t(u64, KP_VAL_BYTES,
+			  (u64)(pages > 2 ? pages - 2 : 1) * PAGE_SIZE);
+	u32 n;
+
+	c->val_stride = ALIGN(c->t->size, dma_get_cache_alignment());
+	n = max_t(u64, div_u64(bytes, c->val_stride), 1);
+	if (c->t->opts.role == KP_ROLE_CLIENT)
+		c->val_slots = clamp(n / 2, 1u, c->t->opts.txdepth);
+	else
+		c->val_slots = min(n, c->rq_data_max);
 }
 
 /* The data buffers and the timestamps of a test mode (fr included). */
@@ -153,8 +169,11 @@ static int kp_test_alloc(struct kp_conn *c)
 {
 	int ret;
 
-	c->val_slots = c->t->validate ? kp_test_val_slots(c) : 1;
-	ret = kp_buf_alloc(c, &c->rdma, c->val_slots * c->t->size);
+	c->val_slots = 1;
+	c->val_stride = c->t->size;
+	if (c->t->validate)
+		kp_test_val_slots(c);
+	ret = kp_buf_alloc(c, &c->rdma, c->val_slots * c->val_stride);
 	if (!ret && kp_test_wlat_src(c))
 		ret = kp_buf_alloc(c, &c->start, c->t->size);
 	/* rw: a window of contexts for bw, one for rlat */

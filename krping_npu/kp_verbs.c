@@ -792,11 +792,13 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 			struct ib_sge *s = sge;
 
 			if (c->t->validate) {
-				u64 slot = (c->rq_posted + i) % c->val_slots;
+				u32 slot;
 
+				div_u64_rem(c->rq_posted + i, c->val_slots, &slot);
 				s = &sge[i * KP_MAX_SGE];
 				kp_sge_split(c, &c->rdma,
-					     c->rdma.dma + slot * size, s, size);
+					     c->rdma.dma + (u64)slot * c->val_stride,
+					     s, size);
 			}
 			wr[i] = (struct ib_recv_wr) {
 				.wr_cqe = &c->cqe[KP_WR_DATA_RECV].cqe,

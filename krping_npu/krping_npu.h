@@ -602,6 +602,7 @@ struct kp_conn {
 	 * before it is posted again
 	 */
 	u32 val_slots;
+	u32 val_stride;		/* a slot's bytes: its message's, cache-aligned */
 	u64 val_seq;		/* client: messages filled this size */
 	u64 val_msgs;		/* server: messages checked this size */
 

@@ -315,7 +315,7 @@ t_stream_validate() {
 	kp_verbs_share || return
 	kp_ifs=$IFS
 	for m in "-:bw,send,validate,warmup=20:4097:300:1:320:64" \
-		"-:bw,send,imm,validate,qps=2,post_list=4:65536:200:2:400:64" \
+		"-:bw,send,imm,validate,qps=2,post_list=4:65536:200:2:400:8" \
 		"recv_post_list=8:bw,send,validate,txdepth=16:100:400:1:400:16"; do
 		IFS=:
 		set -- $m
