@@ -179,7 +179,6 @@ fi
 # 3 of 4096 bytes fails the server's size with EBADMSG, naming the message,
 # the byte and both values (messages 0-2, checked before it, passed); over
 # host and NPU memory (the server's slots through the NPU buffer's shadow).
-# A server given bw,send,validate refuses a client that writes no patterns.
 t_validate_bad() {
 	mem=$1
 	rogue_client "mem=$mem,timeout=3000" badstream 3 4096
@@ -193,6 +192,8 @@ t_validate_bad() {
 	[ "$mem" = host ] || zero "the bad stream"
 	kp_idle "the bad stream"
 }
+# a server given bw,send,validate refuses a bw,send client that writes no
+# patterns (no KP_HELLO_VALIDATE in its hello): -EPROTO in its ACK
 t_validate_refused() {
 	rogue_client "bw,send,validate,timeout=3000" skips 7 0 64
 	[ "$out" = "status=71 skip=0 data=-" ] || { kp_why "client: $out"; return 1; }
