@@ -128,28 +128,37 @@ static void hello_exchange(struct rdma_cm_id *id, struct kp_hello *tx,
 		die("hello ack");
 }
 
+/* The @n zero-length SENDs (at most 64) the server's ACK asked for. */
+static void send_skips(struct rdma_cm_id *id, uint32_t n)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
+	struct ibv_wc wc;
+	uint32_t i;
+
+	for (i = 0; i < n && i < 64; i++) {
+		wr.send_flags = i + 1 == n ? IBV_SEND_SIGNALED : 0;
+		if (ibv_post_send(id->qp, &wr, &bad))
+			die("skip");
+	}
+	if (n && (rdma_get_send_comp(id, &wc) <= 0 || wc.status))
+		die("skip completion");
+}
+
 /* The hello of the skips test: mode, skips, and the server's answer. */
 static int skips(struct rdma_cm_id *id, struct kp_hello *tx, struct ibv_mr *txmr,
 		 struct kp_hello *rx, struct ibv_mr *dmr, uint32_t mode,
 		 uint32_t skip, uint32_t size)
 {
-	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
 	struct ibv_wc wc;
 	const char *data = "-";
-	uint32_t i, n;
+	uint32_t n;
 
 	tx->mode = mode;
 	tx->skip = htobe32(skip);
 	hello_exchange(id, tx, txmr, &wc);
 	n = be32toh(rx->skip);
 	if (!rx->status) {
-		for (i = 0; i < n && i < 64; i++) {
-			wr.send_flags = i + 1 == n ? IBV_SEND_SIGNALED : 0;
-			if (ibv_post_send(id->qp, &wr, &bad))
-				die("skip");
-		}
-		if (n && (rdma_get_send_comp(id, &wc) <= 0 || wc.status))
-			die("skip completion");
+		send_skips(id, n);
 		if (rdma_post_sendv(id, NULL, &(struct ibv_sge){
 				(uintptr_t)dmr->addr, size / 2, dmr->lkey }, 1,
 				IBV_SEND_SIGNALED))
@@ -177,7 +186,6 @@ static int badstream(struct rdma_cm_id *id, struct kp_hello *tx,
 		     struct ibv_mr *txmr, struct kp_hello *rx,
 		     struct ibv_mr *dmr, uint32_t k, uint32_t size)
 {
-	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
 	uint8_t *data = dmr->addr;
 	struct ibv_wc wc;
 	uint32_t i, n, sent = 0;
@@ -188,13 +196,7 @@ static int badstream(struct rdma_cm_id *id, struct kp_hello *tx,
 	hello_exchange(id, tx, txmr, &wc);
 	n = be32toh(rx->skip);
 	if (!rx->status) {
-		for (i = 0; i < n && i < 64; i++) {
-			wr.send_flags = i + 1 == n ? IBV_SEND_SIGNALED : 0;
-			if (ibv_post_send(id->qp, &wr, &bad))
-				die("skip");
-		}
-		if (n && (rdma_get_send_comp(id, &wc) <= 0 || wc.status))
-			die("skip completion");
+		send_skips(id, n);
 		for (i = 0; i <= k; i++) {
 			kp_stream_fill(data, size, i);
 			if (i == k)
