@@ -18,8 +18,9 @@ void kp_ping_fill(u8 *buf, u32 size, u32 round);
 long kp_ping_check(const u8 *buf, u32 size, u32 round);
 
 /*
- * A validated stream's message @seq (bw,send with validate, as perftest
- * --data_validation): its number in 8 bytes, little-endian, then bands of
+ * A validated stream's message @seq (bw,send with validate; perftest's
+ * --data_validation checks WRITE and READ streams instead): its number in
+ * 8 bytes, little-endian, then bands of
  * KP_STREAM_BAND bytes of 0xFF, 0x00, 0xAA and 0x55, starting @seq bands
  * further on, so neighbouring messages differ in every band.  A receiver
  * fills a slot with KP_STREAM_POISON, in no band, before posting it: from

@@ -304,7 +304,8 @@ t_imm_stream() {
 }
 kp_test imm-stream t_imm_stream
 
-# validate (perftest --data_validation): bw,send streams whose every byte
+# validate (perftest's --data_validation checks WRITE and READ streams;
+# ours SEND streams): bw,send streams whose every byte
 # the server checks against the message's number and bands, each message
 # in a slot of its own on both sides: with a warm-up and a size no band
 # divides, with imm, 2 QPs and post lists, and into receives posted in
