@@ -287,6 +287,19 @@ cst() { awk -v k="$2" '$1 == k { print $2 }' "/sys/kernel/debug/$1/status"; }
 kp_page_size() { awk '/^KernelPageSize:/ { print $2 * 1024; exit }' /proc/self/smaps; }
 # ctl CORE CMD: a command to a stand-in core
 ctl() { printf '%s' "$2" > "/sys/kernel/debug/$1/ctl"; }
+# kp_holder SIZE: npumem holding SIZE bytes of NPU 0 in the background
+# ($hp), waited for until it prints its address (5 s at most).  The file
+# is emptied first: truncated by the background shell alone, a previous
+# holder's "va=" line could pass for this one's, and the test run on
+# beside a holder that has not allocated yet (npu-dev-user-allocs on 6.12:
+# the users process then took the holder's allocation, ENOSPC)
+kp_holder() {
+	: > /tmp/hold.out
+	npumem 0 "$1" hold > /tmp/hold.out &
+	hp=$!
+	i=0
+	while ! grep -q va= /tmp/hold.out && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+}
 # zero WHEN: every counter of npu_peer_mem at zero
 zero() {
 	for k in allocs pinned_pages mappings contexts tables hal_tables hal_pages freed_unput; do

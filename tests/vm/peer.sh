@@ -197,10 +197,7 @@ t_npudev_check() {
 kp_test npu-dev-copy-check t_npudev_check
 t_npudev_owner_exit() {
 	a0=$(st allocs)
-	npumem 0 $((2 * M2)) hold > /tmp/hold.out &
-	hp=$!
-	i=0
-	while ! grep -q va= /tmp/hold.out && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	kp_holder $((2 * M2))
 	va=$(sed -n 's/^va=//p' /tmp/hold.out)
 	[ -n "$va" ] && [ "$(st allocs)" = $((a0 + 1)) ] ||
 		{ kp_why "holder: $(cat /tmp/hold.out), allocs $(st allocs)"; kill $hp; return 1; }
@@ -496,10 +493,7 @@ t_launch_refuses() {
 kp_test launch-refuses t_launch_refuses
 # somebody else's memory: the HAL refuses it in the writer's context
 t_launch_not_owner() {
-	npumem 0 $M2 hold > /tmp/hold.out &
-	hp=$!
-	i=0
-	while ! grep -q va= /tmp/hold.out && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	kp_holder $M2
 	va=$(sed -n 's/^va=//p' /tmp/hold.out)
 	kp_srv_bg
 	out=$(kpwrite "client,addr=$A,port=$PORT,count=1,mem=npu,npu_va=$va,npu_len=$M2")
@@ -669,10 +663,7 @@ kp_test hal-contract-leak-at-unload t_hc_leak_at_unload
 # what a process may do through /dev/npu_sim0 is bounded
 t_npudev_limits() {
 	insmod $KP/npu_sim.ko page_size=4096 || { kp_why "insmod npu_sim"; return 1; }
-	npumem 0 4096 hold > /tmp/hold.out &
-	hp=$!
-	i=0
-	while ! grep -q va= /tmp/hold.out && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	kp_holder 4096
 	va=$(sed -n 's/^va=//p' /tmp/hold.out)
 	out=$(npumem 0 4096 limits "$va")
 	kill -9 $hp
@@ -734,10 +725,7 @@ t_npudev_user_limit() {
 	for p in $1; do
 		echo "${p#*=}" > "$par/${p%%=*}" || { kp_why "set $p"; rmmod npu_sim; return 1; }
 	done
-	npumem 0 $M2 hold > /tmp/hold.out &
-	hp=$!
-	i=0
-	while ! grep -q va= /tmp/hold.out && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	kp_holder $M2
 	out=$(npumem 0 $M2 users)
 	kill -9 $hp
 	wait $hp 2>/dev/null
