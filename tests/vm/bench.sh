@@ -21,6 +21,8 @@ cqm() {
 	else echo 1; fi
 }
 REPS=${KP_BENCH_REPS:-3}
+# the bound of a perftest run, either side (ours bound their own waits)
+PT_TMO=120
 # a share of the table (scripts/bench's KP_BENCH_SIZES, KP_BENCH_LAT_ONLY)
 SIZES=${KP_BENCH_SIZES:-64 4096 65536}
 LAT_ONLY=${KP_BENCH_LAT_ONLY:-0}
@@ -152,7 +154,7 @@ theirs() {
 	[ "${5:-}" != events ] || { extra="$extra -e"; label=$label-events; }
 	[ -z "$V_LABEL" ] || { extra="$extra $V_PT"; label=$label-$V_LABEL; }
 	PORT=$((PORT + 1))
-	taskset 2 $tool -d rxe0 -x 1 -p $PORT -n "$n" -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
+	timeout $PT_TMO taskset 2 $tool -d rxe0 -x 1 -p $PORT -n "$n" -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
 	sp=$!
 	sleep 1
 	sq0=$(softirq0)
@@ -160,12 +162,19 @@ theirs() {
 	# a latency client prints every sample too (-U), for its stalls
 	cx=
 	case $mode in bw*) ;; *) cx=-U ;; esac
-	cpu=$(sh -c "taskset 1 $tool -d rxe0 -x 1 -p $PORT -n $n -s $size $extra $cx 127.0.0.1 > /tmp/pt-cli.out 2>&1; times" |
+	cpu=$(sh -c "timeout $PT_TMO taskset 1 $tool -d rxe0 -x 1 -p $PORT -n $n -s $size $extra $cx 127.0.0.1 > /tmp/pt-cli.out 2>&1; echo \$? > /tmp/pt-cli.rc; times" |
 	      tail -1 | awk '{ n = split($0, f, /[ms ]+/); t = 0
 		for (i = 1; i + 1 <= n; i += 2) if (f[i] != "") t += f[i] * 60 + f[i + 1]; print t }')
 	sq1=$(softirq0)
 	b1=$(cpus_busy)
 	wait $sp
+	# perftest has no bound of its own on a wait: a run past PT_TMO
+	# (a lost completion event, say) is killed, and said so
+	if [ "$(cat /tmp/pt-cli.rc)" -ge 124 ]; then
+		echo "KPBENCH-ERR $tool $label $size: killed after ${PT_TMO}s (exit $(cat /tmp/pt-cli.rc)); its last lines:"
+		sed 's/^/KPBENCH-ERR   /' /tmp/pt-cli.out | tail -4
+		return
+	fi
 	# perftest's own word on inline (it disables it where it knows no device)
 	grep -q "inline feature. Disabling" /tmp/pt-cli.out && echo "KPBENCH env perftest_inline=disabled_by_perftest"
 	row=$(awk -v s="$size" '$1 == s && NF >= 5 { print; exit }' /tmp/pt-cli.out)
@@ -224,10 +233,10 @@ win() {
 	else
 		extra="-t $TXD -Q $(cqm "$size")"
 		[ "$INL" = 0 ] || extra="$extra -I $INL"
-		taskset 2 ib_write_bw -d rxe0 -x 1 -p $PORT -D $WIN_D -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
+		timeout $PT_TMO taskset 2 ib_write_bw -d rxe0 -x 1 -p $PORT -D $WIN_D -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
 		spid=$!
 		sleep 1
-		taskset 1 ib_write_bw -d rxe0 -x 1 -p $PORT -D $WIN_D -s "$size" $extra 127.0.0.1 > /tmp/win.out 2>&1 &
+		timeout $PT_TMO taskset 1 ib_write_bw -d rxe0 -x 1 -p $PORT -D $WIN_D -s "$size" $extra 127.0.0.1 > /tmp/win.out 2>&1 &
 		at=$((WIN_AT + 2))
 	fi
 	cp=$!
