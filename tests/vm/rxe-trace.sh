@@ -1,16 +1,20 @@
-# scripts/rxe-trace: where a 64 B write round trip goes in rxe, for
-# krping_npu's wlat (plain and imm) and for ib_write_lat, same boot.  The
-# function tracer on rdma_rxe's functions, and the scheduler and softirq
-# events, over N round trips of each; prints "KPTRACE tool fn=calls ..."
-# lines, every count divided by the round trips (scripts/rxe-trace makes
-# the table).  The tracer slows what it traces: read the counts, not the
-# times.
+# scripts/rxe-trace: where a 64 B round trip (or a stream's message) goes
+# in rxe, krping_npu's and its perftest twin's, same boot.  The function
+# tracer on rdma_rxe's functions, the scheduler, softirq and workqueue
+# events and every system call entry (by task), over N and then 2N round
+# trips of each; each count printed is what the second N added, divided
+# by N: the cost of a round trip with the connection's setup and teardown
+# cancelled.  Prints "KPTRACE tool key=value ..." lines (scripts/rxe-trace
+# makes the table).  The tracer slows what it traces: read the counts,
+# not the times.
 . /lib/kp/lib.sh
 cp /root/kpwrite /usr/bin/kpwrite
 . /root/rxe-trace.env
 A=192.0.2.1
 PORT=9700
 N=${KP_TRACE_N:-400}
+RUNS=${KP_TRACE_RUNS:-wlat wlat,imm rlat slat}
+TXD=64
 export KP_SRV_PIN="taskset 2" KP_CLI_PIN="taskset 1"
 
 kp_rxe_up || exit 1
@@ -18,38 +22,90 @@ insmod $KP/krping_npu.ko || exit 1
 T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
 [ -w $T/set_ftrace_filter ] || { echo "KPTRACE-ERR no tracefs"; exit 1; }
-echo 32768 > $T/buffer_size_kb
+echo 65536 > $T/buffer_size_kb
 echo ':mod:rdma_rxe' > $T/set_ftrace_filter || { echo "KPTRACE-ERR no rdma_rxe functions to trace"; exit 1; }
 echo function > $T/current_tracer
 for e in sched/sched_switch sched/sched_wakeup irq/softirq_raise irq/softirq_entry \
-	 workqueue/workqueue_queue_work; do
+	 workqueue/workqueue_queue_work raw_syscalls/sys_enter; do
 	[ -e $T/events/$e/enable ] && echo 1 > $T/events/$e/enable
 done
 echo 0 > $T/tracing_on
 
-# count TOOL: what the trace holds, per round trip, on one line
+# count FILE: what the trace holds, "key count" a line; system calls are
+# counted by the task that made them and their number too (sys:COMM:NR),
+# switches and wake-ups by the task they go to (switch_to:, wake:),
+# and the softirqs that ran in ksoftirqd apart (run_KIND@ksoftirqd)
 count() {
-	awk -v tool="$1" -v n="$N" '
+	awk '
 	/^#/ { next }
 	{
 		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) break
 		if (i > NF) next
 		what = $(i + 1)
-		if (what == "sched_switch:") { c["switches"]++; next }
-		if (what == "sched_wakeup:") { c["wakeups"]++; next }
+		# each switch by the task it goes to, each wake-up by the task
+		if (what == "sched_switch:") {
+			c["switches"]++
+			v = $0; sub(/.*next_comm=/, "", v); sub(/ next_pid=.*/, "", v)
+			sub(/\/[0-9]+$/, "", v); sub(/:[0-9]+$/, "", v)
+			c["switch_to:" v]++; next
+		}
+		if (what == "sched_wakeup:") {
+			c["wakeups"]++
+			v = $0; sub(/.*comm=/, "", v); sub(/ pid=.*/, "", v)
+			sub(/\/[0-9]+$/, "", v); sub(/:[0-9]+$/, "", v)
+			c["wake:" v]++; next
+		}
+		# a system call by its task and number: the setup of a connection
+		# (sockets, rdma_cm) differs between runs, the post does not
+		if (what == "sys_enter:") {
+			task = $1; sub(/-[0-9]+$/, "", task)
+			v = $0; sub(/.*sys_enter: NR /, "", v); sub(/ .*/, "", v)
+			c["syscalls"]++; c["sys:" task ":" v]++; next
+		}
 		if (what == "softirq_raise:" || what == "softirq_entry:") {
 			v = $0; sub(/.*action=/, "", v); sub(/[^A-Z_].*/, "", v)
-			c[(what == "softirq_raise:" ? "raise_" : "run_") v]++; next
+			c[(what == "softirq_raise:" ? "raise_" : "run_") v]++
+			# where it ran: in ksoftirqd (a wake-up and a switch
+			# away) or on the back of whatever ran on that CPU
+			if (what == "softirq_entry:" && $1 ~ /^ksoftirqd/)
+				c["run_" v "@ksoftirqd"]++
+			next
 		}
 		if (what == "workqueue_queue_work:") { c["queue_work"]++; next }
 		sub(/\(.*/, "", what)
 		c[what]++
 	}
+	END { for (k in c) print k, c[k] }' $T/trace > "$1"
+	grep -q . "$1" || echo "KPTRACE-ERR empty trace for $1"
+	# a trace that filled its buffer lost events: its counts are short
+	if grep -q "LOST" $T/trace; then echo "KPTRACE-RES warning: the trace lost events ($1): its counts are short"; fi
+}
+
+# report TOOL A B: per round trip, B's counts less A's, over N
+report() {
+	awk -v tool="$1" -v n="$N" '
+	FILENAME == ARGV[1] { a[$1] = $2; next }
+	{ b[$1] = $2 }
 	END {
+		for (k in a) if (!(k in b)) b[k] = 0
 		line = "KPTRACE " tool " round_trips=" n
-		for (k in c) if (c[k] / n >= 0.05) line = line " " k "=" sprintf("%.2f", c[k] / n)
+		for (k in b) { d = (b[k] - a[k]) / n
+			if (d >= 0.05 || d <= -0.05) line = line " " k "=" sprintf("%.2f", d) }
 		print line
-	}' $T/trace
+	}' "$2" "$3"
+}
+
+# twin MODE: perftest's tool and options for our MODE, or nothing
+twin() {
+	case $1 in
+	wlat | wlat,events) echo ib_write_lat ;;
+	rlat | rlat,events) echo ib_read_lat ;;
+	slat | slat,events) echo ib_send_lat ;;
+	bw) echo "ib_write_bw -t $TXD -Q $TXD" ;;
+	bw,read) echo "ib_read_bw -t $TXD -Q $TXD" ;;
+	bw,send) echo "ib_send_bw -t $TXD -Q $TXD" ;;
+	esac
+	case $1 in *,events) echo " -e" ;; esac
 }
 
 # Both tools' windows open once the server listens and close when the
@@ -59,31 +115,47 @@ ours() {
 	PORT=$((PORT + 1))
 	echo > $T/trace
 	kp_serve "server,addr=$A,port=$PORT"
+	o=
+	case $1 in bw*) o=",txdepth=$TXD,cq_mod=$TXD" ;; esac
 	echo 1 > $T/tracing_on
-	taskset 1 kpwrite "client,addr=$A,port=$PORT,$1,size=64,count=$N,warmup=1" > /dev/null
+	taskset 1 kpwrite "client,addr=$A,port=$PORT,$1,size=64,count=$2,warmup=1,inline=0$o" > /dev/null
 	echo 0 > $T/tracing_on
 	wait $spid
 	CID=$(kp_new_id "$base" client)
-	echo "KPTRACE-RES krping_npu-$1 $(kp_res $CID | cut -d' ' -f2-)"
-	count "krping_npu-$1"
+	echo "KPTRACE-RES krping_npu-$1 n=$2 $(kp_res $CID | cut -d' ' -f2-)"
+	count /tmp/kt-ours-$2
 }
 
 theirs() {
 	PORT=$((PORT + 1))
 	echo > $T/trace
-	taskset 2 ib_write_lat -d rxe0 -x 1 -p $PORT -n "$N" -s 64 > /tmp/pt-srv.out 2>&1 &
+	# perftest bounds no wait of its own (ib_send_lat -e hangs on 6.12)
+	# shellcheck disable=SC2086
+	timeout 60 taskset 2 $1 -d rxe0 -x 1 -p $PORT -n "$2" -s 64 > /tmp/pt-srv.out 2>&1 &
 	sp=$!
 	sleep 1
 	echo 1 > $T/tracing_on
-	taskset 1 ib_write_lat -d rxe0 -x 1 -p $PORT -n "$N" -s 64 127.0.0.1 > /tmp/pt-cli.out 2>&1
+	# shellcheck disable=SC2086
+	timeout 60 taskset 1 $1 -d rxe0 -x 1 -p $PORT -n "$2" -s 64 127.0.0.1 > /tmp/pt-cli.out 2>&1
+	rc=$?
 	echo 0 > $T/tracing_on
 	wait $sp
-	echo "KPTRACE-RES ib_write_lat $(awk '$1 == 64 && NF >= 5' /tmp/pt-cli.out)"
-	count ib_write_lat
+	[ $rc = 0 ] || echo "KPTRACE-RES ${1%% *} n=$2 killed or failed (exit $rc)"
+	echo "KPTRACE-RES ${1%% *} n=$2 $(awk '$1 == 64 && NF >= 5' /tmp/pt-cli.out)"
+	count /tmp/kt-theirs-$2
 }
 
-ours wlat
-ours wlat,imm
-theirs
+for r in $RUNS; do
+	ours "$r" "$N"
+	ours "$r" $((2 * N))
+	report "krping_npu-$r" /tmp/kt-ours-$N /tmp/kt-ours-$((2 * N))
+	tw=$(twin "$r" | tr -d '\n')
+	[ -n "$tw" ] || continue
+	theirs "$tw" "$N"
+	theirs "$tw" $((2 * N))
+	lab=${tw%% *}
+	case $r in *,events) lab=$lab-e ;; esac
+	report "$lab" /tmp/kt-theirs-$N /tmp/kt-theirs-$((2 * N))
+done
 echo nop > $T/current_tracer
 rmmod krping_npu
