@@ -24,7 +24,8 @@
  * paces a stream in software as perftest's limiter does: a burst starts
  * no earlier than the bytes before it allow from the stream's start.
  * With validate (bw,send) each message goes from a slot of its own,
- * written in its pattern just before it is posted.
+ * written in its pattern just before it is posted; with bw,read each
+ * READ lands in a slot of its own, checked as it is retired.
  */
 #include <linux/delay.h>
 #include <linux/ktime.h>
@@ -166,6 +167,52 @@ static int kp_bw_fill(struct kp_conn *c, u32 *off)
 }
 
 /*
+ * validate, bw_read: READ k goes from the server's slot k % val_peer, which
+ * holds that slot's pattern, into our slot k % val_slots (poisoned since
+ * it was last checked).
+ */
+static void kp_bw_read_slot(struct kp_conn *c, u32 *off, u32 *roff)
+{
+	u32 slot;
+
+	div_u64_rem(c->val_seq, c->val_slots, &slot);
+	*off = slot * c->val_stride;
+	div_u64_rem(c->val_seq, c->val_peer, &slot);
+	*roff = slot * c->t->size;
+	c->val_seq++;
+}
+
+/*
+ * ... and READ @k, retired: its slot checked byte for byte against the
+ * pattern of the server's slot it read, and poisoned for the next.
+ */
+static int kp_bw_read_check(struct kp_conn *c, u64 k)
+{
+	u32 size = c->t->size, off, slot, peer;
+	long bad;
+	u8 *p;
+	int ret;
+
+	div_u64_rem(k, c->val_slots, &slot);
+	div_u64_rem(k, c->val_peer, &peer);
+	off = slot * c->val_stride;
+	p = (u8 *)kp_buf_cpu(&c->rdma) + off;
+	ret = kp_buf_to_cpu_at(c, &c->rdma, off, size);
+	if (ret)
+		return ret;
+	bad = kp_stream_check(p, size, peer);
+	if (bad >= 0) {
+		kp_err(c->t, "validate: READ %llu (the server's slot %u) byte %ld of %u is 0x%02x, not 0x%02x",
+		       k, peer, bad, size, p[bad], kp_stream_byte(bad, peer));
+		kp_buf_to_dev_at(c, &c->rdma, off, size);
+		return -EBADMSG;
+	}
+	memset(p, KP_STREAM_POISON, size);
+	c->val_msgs++;
+	return kp_buf_to_dev_at(c, &c->rdma, off, size);
+}
+
+/*
  * The stream's next message: posted, or (@chain) added to the chain
  * kp_bw_post() posts.  Returns 0, KP_PACE_REAP (not due yet: nothing
  * done) or a negative errno.
@@ -177,7 +224,7 @@ static int kp_bw_post_one(struct kp_conn *c, bool chain, bool chain_end)
 	bool timed = !st->warm;
 	bool last, signal, mark;
 	u64 wr_id;
-	u32 imm = 0, off = 0;
+	u32 imm = 0, off = 0, roff = 0;
 	int ret;
 
 	ret = kp_bw_pace(c);
@@ -211,7 +258,9 @@ static int kp_bw_post_one(struct kp_conn *c, bool chain, bool chain_end)
 	if (kp_stopping(c->t))
 		return -EINTR;
 
-	if (c->t->validate) {
+	if (c->t->validate && st->kind == KP_WR_READ) {
+		kp_bw_read_slot(c, &off, &roff);
+	} else if (c->t->validate) {
 		ret = kp_bw_fill(c, &off);
 		if (ret)
 			return ret;
@@ -223,11 +272,11 @@ static int kp_bw_post_one(struct kp_conn *c, bool chain, bool chain_end)
 	if (st->kind == KP_WR_ATOMIC)
 		ret = kp_atomic_post(c, wr_id, signal, NULL);
 	else if (chain)
-		ret = kp_chain_add(c, op, &c->rdma, off, c->t->size, wr_id,
-				   signal, imm);
+		ret = kp_chain_add(c, op, &c->rdma, off, roff, c->t->size,
+				   wr_id, signal, imm);
 	else
-		ret = kp_post_rdma_at(c, op, &c->rdma, off, c->t->size, wr_id,
-				      signal, imm);
+		ret = kp_post_rdma_at(c, op, &c->rdma, off, roff, c->t->size,
+				      wr_id, signal, imm);
 	if (ret)
 		return ret;
 	st->posted++;
@@ -292,6 +341,12 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 							 st->now);
 				if (c->rw)
 					kp_rw_done(c, st->done);
+				/* in order: what it read is in its slot */
+				if (c->t->validate && st->kind == KP_WR_READ) {
+					ret = kp_bw_read_check(c, c->val_msgs);
+					if (ret)
+						return ret;
+				}
 			}
 			continue;
 		}
@@ -320,7 +375,10 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 		kp_info(c->t, "connection %u: %llu messages posted in %llu chains of up to %u",
 			c->idx, st->done, st->chains, st->list);
 	kp_stats_bw(c, st->done, st->end_ns - st->run.start_ns);
-	if (c->t->validate)
+	if (c->t->validate && st->kind == KP_WR_READ)
+		kp_info(c->t, "connection %u: %llu READs validated, every byte against the pattern of the server's slot it read (%u there, %u here)",
+			c->idx, c->val_msgs, c->val_peer, c->val_slots);
+	else if (c->t->validate)
 		kp_info(c->t, "connection %u: %llu messages sent, each written in its pattern first, from %u slots",
 			c->idx, c->val_seq, c->val_slots);
 	return 0;

@@ -64,8 +64,15 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 	if (IS_ERR(h))
 		return PTR_ERR(h);
 	memset(h, 0, sizeof(*h));
+	/*
+	 * the size of the test; a validated bw_read's server says how long
+	 * its buffer is, for the client that reads it slot by slot
+	 */
 	if (c->rdma.mr)
-		kp_set_info(&h->info, &c->rdma, c->t->size);
+		kp_set_info(&h->info, &c->rdma,
+			    c->t->opts.role == KP_ROLE_SERVER && c->t->validate &&
+			    c->t->mode == KP_MODE_BW_READ ? c->rdma.size :
+			    c->t->size);
 	h->magic = cpu_to_be32(KP_HELLO_MAGIC);
 	h->version = c->peer_ver;
 	h->type = type;
@@ -145,7 +152,9 @@ static bool kp_test_wlat_src(struct kp_conn *c)
  * cache-aligned, so that poisoning one never writes back a line the
  * device is filling in the next where DMA is not coherent.  The client
  * takes half what fits, the server all: receives to spare, as iWARP has
- * no RNR retry to cover a SEND that finds none posted.
+ * no RNR retry to cover a SEND that finds none posted.  A bw_read
+ * server's slots are only read by the device once written: no alignment,
+ * one a message's size, all that fit.
  */
 #define KP_VAL_BYTES	SZ_1M
 
@@ -157,8 +166,17 @@ static void kp_test_val_slots(struct kp_conn *c)
 	u32 n;
 
 	c->val_stride = ALIGN(c->t->size, dma_get_cache_alignment());
+	if (c->t->mode == KP_MODE_BW_READ &&
+	    c->t->opts.role == KP_ROLE_SERVER) {
+		c->val_stride = c->t->size;
+		c->val_slots = max_t(u64, div_u64(bytes, c->t->size), 1);
+		return;
+	}
 	n = max_t(u64, div_u64(bytes, c->val_stride), 1);
-	if (c->t->opts.role == KP_ROLE_CLIENT)
+	/* a bw_read client's READs need no receives to spare */
+	if (c->t->mode == KP_MODE_BW_READ)
+		c->val_slots = clamp(n, 1u, c->t->opts.txdepth);
+	else if (c->t->opts.role == KP_ROLE_CLIENT)
 		c->val_slots = clamp(n / 2, 1u, c->t->opts.txdepth);
 	else
 		c->val_slots = min(n, c->rq_data_max);
@@ -218,6 +236,44 @@ static int kp_test_prepare(struct kp_conn *c)
 	       (kp_test_wlat_src(c) ?
 		kp_post_reg(c, &c->start, IB_ACCESS_LOCAL_WRITE, true) ?:
 		kp_wait_for(c, KP_WR_REG, 0) : 0);
+}
+
+/*
+ * validate, bw_read's server: its slots, each a message's size, slot j in
+ * message j's pattern, written once a size for the client's READs.
+ */
+static int kp_test_read_src(struct kp_conn *c)
+{
+	u8 *p = kp_buf_cpu(&c->rdma);
+	u32 j;
+
+	if (!c->t->validate || c->t->mode != KP_MODE_BW_READ)
+		return 0;
+	for (j = 0; j < c->val_slots; j++)
+		kp_stream_fill(p + j * c->t->size, c->t->size, j);
+	kp_info(c->t, "connection %u: %u slots of %u bytes written in their patterns for the client's READs",
+		c->idx, c->val_slots, c->t->size);
+	return kp_buf_to_dev(c, &c->rdma, c->rdma.size);
+}
+
+/*
+ * validate, bw_read's client: the server's slots, from the length its
+ * ACK advertised, and ours poisoned, so a READ that lands nothing fails.
+ */
+static int kp_test_read_slots(struct kp_conn *c)
+{
+	u32 size = c->t->size;
+
+	if (c->remote_len < size || c->remote_len % size ||
+	    c->remote_len > max_t(u32, size, KP_VAL_BYTES)) {
+		kp_err(c->t, "validate: the server's buffer of %u bytes is no whole number of %u-byte slots within %u",
+		       c->remote_len, size, max_t(u32, size, KP_VAL_BYTES));
+		return -EPROTO;
+	}
+	c->val_peer = c->remote_len / size;
+	c->val_msgs = 0;
+	memset(kp_buf_cpu(&c->rdma), KP_STREAM_POISON, c->rdma.size);
+	return kp_buf_to_dev(c, &c->rdma, c->rdma.size);
 }
 
 /* The skips a peer's message asks for: at most @max. */
@@ -317,10 +373,17 @@ static int kp_test_client_open(struct kp_conn *c)
 	if (ret)
 		return ret;
 	if (c->t->validate && !(h->flags & KP_HELLO_VALIDATE)) {
-		kp_err(c->t, "validate: the server does not say it checks the stream");
+		kp_err(c->t, "validate: the server does not say it %s the stream",
+		       c->t->mode == KP_MODE_BW_READ ? "wrote the slots of" :
+		       "checks");
 		return -EPROTO;
 	}
 	kp_get_info(c, &h->info);
+	if (c->t->validate && c->t->mode == KP_MODE_BW_READ) {
+		ret = kp_test_read_slots(c);
+		if (ret)
+			return ret;
+	}
 	/* the server's side cannot poll its buffer: both use immediates */
 	if (h->flags & KP_HELLO_IMM)
 		c->t->wlat_imm = true;
@@ -550,7 +613,8 @@ int kp_test_client(struct kp_test *t)
 	t->wlat_imm = t->opts.wlat_imm || t->opts.mem == KP_MEM_NPU ||
 		      t->opts.events;
 	t->imm_stream = t->opts.wlat_imm && kp_mode_sink(t->mode);
-	t->validate = t->opts.validate && t->mode == KP_MODE_BW_SEND;
+	t->validate = t->opts.validate && (t->mode == KP_MODE_BW_SEND ||
+					   t->mode == KP_MODE_BW_READ);
 
 	for (k = 0; k < t->opts.nsizes; k++) {
 		t->size = t->opts.sizes[k];
@@ -625,13 +689,20 @@ static int kp_test_check(struct kp_conn *c)
 		kp_err(t, "client asks for a duplex %s", kp_mode_name(mode));
 		return -EINVAL;
 	}
-	if (validate && (mode != KP_MODE_BW_SEND || size < KP_STREAM_MIN)) {
-		kp_err(t, "client asks to validate a %s stream of %u-byte messages (bw,send of at least %u)",
-		       kp_mode_name(mode), size, KP_STREAM_MIN);
+	if (validate && ((mode != KP_MODE_BW_SEND && mode != KP_MODE_BW_READ) ||
+			 (mode == KP_MODE_BW_READ && duplex) ||
+			 size < KP_STREAM_MIN)) {
+		kp_err(t, "client asks to validate a %s%s stream of %u-byte messages (bw,send, or bw,read without duplex, of at least %u)",
+		       duplex ? "duplex " : "", kp_mode_name(mode), size,
+		       KP_STREAM_MIN);
 		return -EINVAL;
 	}
-	if (t->opts.validate && t->opts.mode == KP_MODE_BW_SEND && !validate) {
-		kp_err(t, "validate: the client's bw,send writes no patterns (give it validate too)");
+	if (t->opts.validate && !validate &&
+	    (t->opts.mode == KP_MODE_BW_SEND ||
+	     t->opts.mode == KP_MODE_BW_READ)) {
+		kp_err(t, "validate: the client's %s (give it validate too)",
+		       mode == KP_MODE_BW_READ ? "bw,read checks nothing it reads" :
+		       "bw,send writes no patterns");
 		return -EPROTO;
 	}
 	if (mode == KP_MODE_BW_IMM && !(h->flags & KP_HELLO_IMM)) {
@@ -737,7 +808,8 @@ static int kp_test_server_open(struct kp_conn *c)
 	ret = kp_check_hello(c, KP_MSG_HELLO, true);
 	if (ret)
 		return ret;
-	refuse = kp_test_check(c) ?: kp_test_prepare(c) ?: kp_test_recvs(c);
+	refuse = kp_test_check(c) ?: kp_test_prepare(c) ?: kp_test_recvs(c) ?:
+		 kp_test_read_src(c);
 	if (refuse) {
 		kp_send_hello(c, KP_MSG_HELLO_ACK, refuse, 0, 0);
 		return refuse;

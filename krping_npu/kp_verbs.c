@@ -987,8 +987,6 @@ int kp_post_inv(struct kp_conn *c, struct kp_buf *b, bool signal)
 	return ret;
 }
 
-
-/* RDMA READ/WRITE(_WITH_IMM) between @b and the peer's advertised buffer. */
 /* The counters of a READ, WRITE or SEND posted (most are unsignaled). */
 static void kp_count_post(struct kp_conn *c, enum ib_wr_opcode op, u32 len)
 {
@@ -1006,10 +1004,13 @@ static void kp_count_post(struct kp_conn *c, enum ib_wr_opcode op, u32 len)
 	}
 }
 
-/* @wr, with @sge, for a READ, WRITE or SEND of @len bytes of @b at @off. */
+/*
+ * @wr, with @sge, for a READ, WRITE or SEND of @len bytes of @b at @off,
+ * and @roff into the peer's advertised buffer.
+ */
 static void kp_rdma_wr(struct kp_conn *c, struct ib_rdma_wr *wr,
 		       struct ib_sge *sge, enum ib_wr_opcode op,
-		       struct kp_buf *b, u32 off, u32 len, u64 wr_id,
+		       struct kp_buf *b, u32 off, u32 roff, u32 len, u64 wr_id,
 		       bool signal, u32 imm)
 {
 	*wr = (struct ib_rdma_wr) {
@@ -1019,7 +1020,7 @@ static void kp_rdma_wr(struct kp_conn *c, struct ib_rdma_wr *wr,
 			.opcode = op,
 			.send_flags = signal ? IB_SEND_SIGNALED : 0,
 		},
-		.remote_addr = c->remote_addr,
+		.remote_addr = c->remote_addr + roff,
 		.rkey = c->remote_rkey,
 	};
 	/* small writes from host memory go inline, by CPU address */
@@ -1037,10 +1038,14 @@ static void kp_rdma_wr(struct kp_conn *c, struct ib_rdma_wr *wr,
 		wr->wr.ex.invalidate_rkey = b->mr->rkey;
 }
 
-/* validate: @len bytes at @off of @b, a message's slot (not with rw) */
+/*
+ * RDMA READ/WRITE(_WITH_IMM) or SEND between @b and the peer's advertised
+ * buffer.  validate: @len bytes at @off of @b, a message's slot, and (a
+ * READ) at @roff of the peer's buffer; not with rw.
+ */
 int kp_post_rdma_at(struct kp_conn *c, enum ib_wr_opcode op,
-		    struct kp_buf *b, u32 off, u32 len, u64 wr_id, bool signal,
-		    u32 imm)
+		    struct kp_buf *b, u32 off, u32 roff, u32 len, u64 wr_id,
+		    bool signal, u32 imm)
 {
 	struct ib_sge sge[KP_MAX_SGE];
 	struct ib_rdma_wr wr;
@@ -1050,7 +1055,7 @@ int kp_post_rdma_at(struct kp_conn *c, enum ib_wr_opcode op,
 		return -EPROTO;
 	if (WARN_ON_ONCE(off > b->size || len > b->size - off))
 		return -EINVAL;
-	if (c->rw && b == &c->rdma && !WARN_ON_ONCE(off) &&
+	if (c->rw && b == &c->rdma && !WARN_ON_ONCE(off || roff) &&
 	    (op == IB_WR_RDMA_READ || op == IB_WR_RDMA_WRITE)) {
 		/* rw: the core's rdma_rw chooses how (kp_rw.c) */
 		ret = kp_rw_post(c, op, wr_id >> KP_WR_IDX_SHIFT, len,
@@ -1062,7 +1067,7 @@ int kp_post_rdma_at(struct kp_conn *c, enum ib_wr_opcode op,
 		kp_count_post(c, op, len);
 		return 0;
 	}
-	kp_rdma_wr(c, &wr, sge, op, b, off, len, wr_id, signal, imm);
+	kp_rdma_wr(c, &wr, sge, op, b, off, roff, len, wr_id, signal, imm);
 	ret = kp_post_send(c, &wr.wr);
 	if (!ret)
 		kp_count_post(c, op, len);
@@ -1072,7 +1077,7 @@ int kp_post_rdma_at(struct kp_conn *c, enum ib_wr_opcode op,
 int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm)
 {
-	return kp_post_rdma_at(c, op, b, 0, len, wr_id, signal, imm);
+	return kp_post_rdma_at(c, op, b, 0, 0, len, wr_id, signal, imm);
 }
 
 /*
@@ -1080,7 +1085,7 @@ int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
  * that kp_chain_post() posts, in one ib_post_send() (not with rw).
  */
 int kp_chain_add(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
-		 u32 off, u32 len, u64 wr_id, bool signal, u32 imm)
+		 u32 off, u32 roff, u32 len, u64 wr_id, bool signal, u32 imm)
 {
 	u32 n = c->chain_n;
 
@@ -1090,7 +1095,7 @@ int kp_chain_add(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 			 off > b->size || len > b->size - off))
 		return -EINVAL;
 	kp_rdma_wr(c, &c->chain_wr[n], &c->chain_sge[n * KP_MAX_SGE], op, b,
-		   off, len, wr_id, signal, imm);
+		   off, roff, len, wr_id, signal, imm);
 	if (n)
 		c->chain_wr[n - 1].wr.next = &c->chain_wr[n].wr;
 	c->chain_n = n + 1;

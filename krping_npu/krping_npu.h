@@ -117,7 +117,9 @@ enum kp_msg_type {
 #define KP_HELLO_CAS		0x08
 /*
  * HELLO: bw_send with validate, each message in its pattern
- * (kp_stream_fill()); HELLO_ACK: the server checks every byte of each
+ * (kp_stream_fill()); HELLO_ACK: the server checks every byte of each.
+ * bw_read: the client checks each READ; HELLO_ACK: the server's buffer
+ * holds its slots in their patterns, as long as its info says.
  */
 #define KP_HELLO_VALIDATE	0x10
 
@@ -599,12 +601,15 @@ struct kp_conn {
 	 * validate: the data buffer holds val_slots messages, each in a
 	 * slot of its own (message k in slot k % val_slots); the client
 	 * fills one before it goes, the server checks and poisons one
-	 * before it is posted again
+	 * before it is posted again.  bw_read: the server's slots are
+	 * written once, and the client reads slot k % val_peer of them
+	 * into its slot k % val_slots, checks and poisons it.
 	 */
 	u32 val_slots;
 	u32 val_stride;		/* a slot's bytes: its message's, cache-aligned */
-	u64 val_seq;		/* client: messages filled this size */
-	u64 val_msgs;		/* server: messages checked this size */
+	u32 val_peer;		/* bw_read's client: the server's slots */
+	u64 val_seq;		/* client: messages filled (READs posted) this size */
+	u64 val_msgs;		/* messages checked this size */
 
 	/* alat, bw_atomic: the target's value once our atomics land */
 	u64 atomic_val;
@@ -686,12 +691,12 @@ int kp_post_send_msg(struct kp_conn *c, u32 len, u32 inv_rkey);
 int kp_post_reg(struct kp_conn *c, struct kp_buf *b, int access, bool signal);
 int kp_post_inv(struct kp_conn *c, struct kp_buf *b, bool signal);
 int kp_post_rdma_at(struct kp_conn *c, enum ib_wr_opcode op,
-		    struct kp_buf *b, u32 off, u32 len, u64 wr_id, bool signal,
-		    u32 imm);
+		    struct kp_buf *b, u32 off, u32 roff, u32 len, u64 wr_id,
+		    bool signal, u32 imm);
 int kp_post_rdma(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
 		 u32 len, u64 wr_id, bool signal, u32 imm);
 int kp_chain_add(struct kp_conn *c, enum ib_wr_opcode op, struct kp_buf *b,
-		 u32 off, u32 len, u64 wr_id, bool signal, u32 imm);
+		 u32 off, u32 roff, u32 len, u64 wr_id, bool signal, u32 imm);
 int kp_chain_post(struct kp_conn *c);
 int kp_post_atomic(struct kp_conn *c, enum kp_atomic op, struct kp_buf *b,
 		   u64 wr_id, bool signal, u64 arg, u64 swap);

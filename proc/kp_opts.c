@@ -63,8 +63,8 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"",
 		"message size in bytes (default 64; ping: at least 26, the payload header)" },
 	[KP_OPT_VALIDATE] = { "validate", KP_T_FLAG, KP_F(validate), 0, 0,
-		"ping, bw,send",
-		"ping: check every byte of every round, on both sides.  bw,send (what perftest's --data_validation, in releases after Debian's 4.5-0.17, does for WRITE and READ streams): the client writes each message, before it goes, as its number in the size's stream (8 bytes, little-endian) then 64-byte bands of 0xFF, 0x00, 0xAA and 0x55 rotated by that number, from a slot of its own; the server posts each receive on a slot of its own filled with 0xC3 and checks every byte of each message as it is reaped, before the slot goes back.  A mismatch ends the size with EBADMSG and a line naming the message, the byte and both values; the result says validated=yes.  The server validates whenever the client asks (a server given bw,send,validate refuses a client that does not: EPROTO).  Messages of at least 16 bytes.  The slots, cache-aligned, take up to 1 MiB a side (less where the device registers fewer pages): the server's receives are the slots that fit (at most 512), the client's window half as many (at most txdepth), so the server has receives to spare; a recv_post_list= above the server's slots is refused (EINVAL).  The figure, which includes the client's writing, is not one to compare" },
+		"ping, bw,send, bw,read",
+		"ping: check every byte of every round, on both sides.  bw,send (what perftest's --data_validation, in releases after Debian's 4.5-0.17, does for WRITE and READ streams): the client writes each message, before it goes, as its number in the size's stream (8 bytes, little-endian) then 64-byte bands of 0xFF, 0x00, 0xAA and 0x55 rotated by that number, from a slot of its own; the server posts each receive on a slot of its own filled with 0xC3 and checks every byte of each message as it is reaped, before the slot goes back.  A mismatch ends the size with EBADMSG and a line naming the message, the byte and both values; the result says validated=yes.  The server validates whenever the client asks (a server given bw,send,validate refuses a client that does not: EPROTO).  Messages of at least 16 bytes.  The slots, cache-aligned, take up to 1 MiB a side (less where the device registers fewer pages): the server's receives are the slots that fit (at most 512), the client's window half as many (at most txdepth), so the server has receives to spare; a recv_post_list= above the server's slots is refused (EINVAL).  The figure, which includes the client's writing, is not one to compare.  bw,read: the server writes its buffer once a size as slots of the message's size, slot j in message j's pattern, and says how long it is; the client's READ k reads the server's slot k modulo their number into a slot of its own filled with 0xC3, and checks every byte against that slot's pattern as the READ completes (or is retired by a later signalled one), before the slot is read into again; the client's dmesg counts them, and its figure, which includes the checking, is not one to compare either.  Not with duplex or rw (EINVAL); a server that does not say it wrote its slots is refused (EPROTO)" },
 	[KP_OPT_VERBOSE] = { "verbose", KP_T_FLAG, KP_F(verbose), 0, 0,
 		"ping",
 		"log each round's data to dmesg" },
@@ -1015,9 +1015,15 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (o->validate && o->mode != KP_MODE_PING &&
-	    !(o->mode == KP_MODE_BW && o->bw_send)) {
-		kp_err(err, errlen, "'validate' applies to ping and bw,send, not '%s'",
+	    !(o->mode == KP_MODE_BW && (o->bw_send || o->bw_read))) {
+		kp_err(err, errlen, "'validate' applies to ping, bw,send and bw,read, not '%s'",
 		       kp_mode_name(o->mode));
+		return -EINVAL;
+	}
+	/* a READ is checked in its slot, which rw and duplex do not keep */
+	if (o->validate && o->bw_read && (o->duplex || o->rw)) {
+		kp_err(err, errlen, "'validate' checks bw,read from the client alone, through its own slots: not with '%s'",
+		       o->duplex ? "duplex" : "rw");
 		return -EINVAL;
 	}
 	if (o->validate && o->mode == KP_MODE_BW) {

@@ -484,7 +484,7 @@ static void test_perftest_opts(void)
 	expect_err(BASE ",bw,send,duplex", -EINVAL, "not with 'send'");
 	expect_err(BASE ",slat,gbits", -EINVAL, "'gbits' is for a bw client");
 	expect_err(BASE ",slat,wlat", -EINVAL, "one test mode only");
-	expect_err(BASE ",slat,validate", -EINVAL, "applies to ping and bw,send");
+	expect_err(BASE ",slat,validate", -EINVAL, "applies to ping, bw,send and bw,read");
 	expect_err("server,addr=192.0.2.1,port=1,slat,warmup=3", -EINVAL,
 		   "client option");
 }
@@ -809,9 +809,9 @@ static void test_recv_post_list(void)
 /* validate: ping's rounds, or a bw,send stream's messages */
 static void test_stream_validate(void)
 {
-	static const char *const other[] = { "bw", "bw,imm", "bw,read",
-					     "bw,duplex", "wlat", "rlat",
-					     "slat", "alat", "fr" };
+	static const char *const other[] = { "bw", "bw,imm", "bw,duplex",
+					     "wlat", "rlat", "slat", "alat",
+					     "fr" };
 	char cmd[128];
 	unsigned int i;
 
@@ -830,8 +830,20 @@ static void test_stream_validate(void)
 	/* every other stream or test: refused, naming what it applies to */
 	for (i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
 		snprintf(cmd, sizeof(cmd), BASE ",%s,validate", other[i]);
-		expect_err(cmd, -EINVAL, "applies to ping and bw,send, not");
+		expect_err(cmd, -EINVAL, "applies to ping, bw,send and bw,read, not");
 	}
+	/* bw,read: checked by the client, in its own slots */
+	expect_ok(BASE ",bw,read,validate,sizes=16-65536,qps=2,post_list=4,count=400");
+	KT_CHECK(o.validate && o.mode == KP_MODE_BW_READ && o.nsizes == 13,
+		 "a validated bw,read sweep, with qps and post_list");
+	expect_ok("server,addr=192.0.2.1,port=9,bw,read,validate");
+	KT_CHECK(o.validate && o.mode == KP_MODE_BW_READ, "a bw,read server that insists");
+	expect_err(BASE ",bw,read,validate,size=8", -EINVAL,
+		   "too short for its number and a band");
+	expect_err(BASE ",bw,read,duplex,validate", -EINVAL,
+		   "from the client alone, through its own slots: not with 'duplex'");
+	expect_err(BASE ",bw,read,rw,validate", -EINVAL,
+		   "from the client alone, through its own slots: not with 'rw'");
 }
 
 int main(void)

@@ -192,6 +192,30 @@ t_validate_bad() {
 	[ "$mem" = host ] || zero "the bad stream"
 	kp_idle "the bad stream"
 }
+# validate (bw,read): a server whose slot 3 of 5 holds one flipped byte
+# fails the client's size at READ 3 with EBADMSG, naming the READ, the
+# server's slot, the byte and both values (READs 0-2, checked before it,
+# passed); over host and NPU memory (our slots through the shadow).
+t_validate_read_bad() {
+	mem=$1
+	PORT=$((PORT + 1))
+	timeout 60 kprogue badslots $PORT 3 > /tmp/rogue.out 2>&1 &
+	rp=$!
+	i=0 out=""
+	while [ $i -lt 50 ]; do
+		out=$(kpwrite "client,addr=$A,port=$PORT,bw,read,validate,mem=$mem,size=4096,count=20,timeout=3000")
+		case $out in errno=111) ;; *) break ;; esac
+		sleep 0.1; i=$((i + 1))
+	done
+	wait $rp
+	[ "$out" = "errno=74" ] || { kp_why "client: $out, want errno=74 (rogue: $(cat /tmp/rogue.out))"; return 1; }
+	[ "$(cat /tmp/rogue.out)" = "slots=5 size=4096" ] || { kp_why "rogue: $(cat /tmp/rogue.out)"; return 1; }
+	# byte 2048 of slot 3: as in validate-bad-byte, 0xaa flipped to 0xba
+	dmesg | grep -q "validate: READ 3 (the server's slot 3) byte 2048 of 4096 is 0xba, not 0xaa" ||
+		{ kp_why "no dmesg line for READ 3's byte 2048: $(dmesg | grep 'validate:' | tail -1)"; return 1; }
+	[ "$mem" = host ] || zero "the bad slots"
+	kp_idle "the bad slots"
+}
 # a server given bw,send,validate refuses a bw,send client that writes no
 # patterns (no KP_HELLO_VALIDATE in its hello): -EPROTO in its ACK
 t_validate_refused() {
@@ -201,9 +225,18 @@ t_validate_refused() {
 	dmesg | grep -q "validate: the client's bw,send writes no patterns" ||
 		{ kp_why "no dmesg line for the refusal"; return 1; }
 	kp_idle "the refused stream"
+	# ... and one given bw,read,validate a bw,read client that checks
+	# nothing: the server refuses in its ACK, the client gets its EPROTO
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,bw,read,validate,timeout=3000" "addr=$A,port=$PORT,bw,read,size=64,count=10"
+	[ "$CLI" = "errno=71" ] && [ "$SRV" = "errno=71" ] || { kp_why "read: srv=$SRV cli=$CLI, want errno=71 on both"; return 1; }
+	dmesg | grep -q "krping_npu $SID: validate: the client's bw,read checks nothing it reads" ||
+		{ kp_why "no dmesg line for the bw,read refusal"; return 1; }
+	kp_idle "the refused READ stream"
 }
 if want validate; then
 	kp_test validate-bad-byte-host t_validate_bad host
+	kp_test validate-read-bad-slot-host t_validate_read_bad host
 	kp_test validate-refused t_validate_refused
 fi
 
@@ -450,6 +483,7 @@ if want mr; then
 	kp_test mr-exact-npu-5000B t_mr_exact npu 5000
 	kp_test mr-exact-npu-2MiB-plus-1 t_mr_exact npu 2097153
 	kp_test validate-bad-byte-npu t_validate_bad npu
+	kp_test validate-read-bad-slot-npu t_validate_read_bad npu
 	kp_test mr-exact-unload rmmod npu_peer_mem
 fi
 

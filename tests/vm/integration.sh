@@ -341,6 +341,37 @@ t_stream_validate() {
 }
 kp_test stream-validate t_stream_validate
 
+# validate on bw,read: the server writes its slots once (slot j in message
+# j's pattern) and advertises them; the client reads READ k from the
+# server's slot k modulo their number into a poisoned slot of its own and
+# checks every byte as the READ is retired: with a warm-up and a size no
+# band divides (255 server slots of 4097 bytes, 64 of ours), and 64 KiB
+# on 2 QPs in post lists of 4 (16 each side).  Each side's dmesg line counts
+# what it did; a wrong byte failing the size is in the defects suite
+# (validate-read-bad-slot).
+t_read_validate() {
+	kp_verbs_share || return
+	kp_ifs=$IFS
+	for m in "bw,read,validate,warmup=20:4097:300:1:320:255:64" \
+		"bw,read,validate,qps=2,post_list=4:65536:200:2:200:16:16"; do
+		IFS=:
+		set -- $m
+		IFS=$kp_ifs
+		copt=$1 size=$2 count=$3 qps=$4 reads=$5 there=$6 here=$7
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,$copt,size=$size,count=$count"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$copt: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID | head -1)" "$size" $((count * qps)) bw_read || return 1
+		n=$(dmesg | grep -c "krping_npu $SID: connection [0-9]*: $there slots of $size bytes written in their patterns for the client's READs")
+		[ "$n" = "$qps" ] || { kp_why "$copt: $n server lines of $there slots, want $qps"; return 1; }
+		n=$(dmesg | grep -c "krping_npu $CID: connection [0-9]*: $reads READs validated, every byte against the pattern of the server's slot it read ($there there, $here here)")
+		[ "$n" = "$qps" ] || { kp_why "$copt: $n client lines of $reads READs ($there there, $here here), want $qps: $(dmesg | grep "krping_npu $CID: connection" | tail -2)"; return 1; }
+	done
+	kp_log "validated READ streams: 4097 B (warm-up too) from 255 server slots, 64 KiB on 2 QPs in post lists of 4; every byte of 720 READs checked"
+}
+kp_test read-validate t_read_validate
+
 # cq=CTX: the core's CQ API in each poll context (ib_alloc_cq()), every
 # mode family on it.  Both sides' CQs are the core's in that context, as
 # rdma's resource view shows them while a stream runs (its value, which

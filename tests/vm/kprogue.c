@@ -54,6 +54,15 @@
  *	(no_answer: no reply in 3 s; no_ack: our SEND was never acked, the
  *	server's QP having gone to the error state first).
  *
+ *   kprogue badslots PORT K
+ *	A bw,read server for a client that validates its READs: takes one
+ *	connection on PORT and its HELLO (bw,read, KP_HELLO_VALIDATE, SIZE
+ *	bytes), writes K + 2 slots of SIZE bytes in their patterns
+ *	(kp_stream_fill()) with byte SIZE / 2 of slot K flipped (XOR 0x10),
+ *	and advertises them in a HELLO_ACK that says it wrote them.  Prints
+ *	"slots=N size=SIZE" once the ACK is sent, then waits for the client
+ *	to leave (10 s at most).
+ *
  *   kprogue wlatimm PORT
  *	A wlat,imm server (a krping_npu client writes with immediate data,
  *	the server answers each write with one of its own): it answers every
@@ -271,6 +280,92 @@ static int ack(const char *port, uint32_t status)
 	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
 		die("ack send");
 	/* the client leaves on its own: its disconnect ends the wait */
+	for (i = 0; i < 100; i++) {
+		struct rdma_cm_event *ev;
+
+		if (!rdma_get_cm_event(id->channel, &ev)) {
+			int gone = ev->event == RDMA_CM_EVENT_DISCONNECTED;
+
+			rdma_ack_cm_event(ev);
+			if (gone)
+				break;
+		}
+		usleep(100000);
+	}
+	rdma_disconnect(id);
+	return 0;
+}
+
+#define KP_MODE_BW_READ		5	/* enum kp_mode */
+
+/* A bw,read server whose slot @k holds one wrong byte. */
+static int badslots(const char *port, uint32_t k)
+{
+	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE,
+				       .ai_port_space = RDMA_PS_TCP }, *res;
+	struct rdma_conn_param param = { .initiator_depth = 1,
+					 .responder_resources = 16,
+					 .retry_count = 7,
+					 .rnr_retry_count = 7 };
+	struct kp_hello *msg = calloc(1, sizeof(*msg));
+	struct rdma_cm_id *listen, *id;
+	struct ibv_mr *mr, *dmr;
+	uint32_t size, slots = k + 2, j;
+	struct ibv_wc wc;
+	uint8_t *data;
+	int i;
+
+	if (!msg)
+		die("calloc");
+	if (rdma_getaddrinfo(NULL, port, &hints, &res))
+		die("rdma_getaddrinfo");
+	if (rdma_create_ep(&listen, res, NULL, &qp_attr))
+		die("rdma_create_ep");
+	if (rdma_listen(listen, 1))
+		die("rdma_listen");
+	if (rdma_get_request(listen, &id))
+		die("rdma_get_request");
+	mr = rdma_reg_msgs(id, msg, sizeof(*msg));
+	if (!mr)
+		die("register");
+	if (rdma_post_recv(id, NULL, msg, sizeof(*msg), mr))
+		die("rdma_post_recv");
+	if (rdma_accept(id, &param))
+		die("rdma_accept");
+	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status)
+		die("hello");
+	size = be32toh(msg->size);
+	if (msg->type != KP_MSG_HELLO || msg->mode != KP_MODE_BW_READ ||
+	    !(msg->flags & KP_HELLO_VALIDATE) || size < 16 || size > (1 << 20)) {
+		fprintf(stderr, "kprogue: not a validated bw,read hello (type %u mode %u flags 0x%x size %u)\n",
+			msg->type, msg->mode, msg->flags, size);
+		return 2;
+	}
+	data = malloc((size_t)slots * size);
+	if (!data)
+		die("malloc");
+	for (j = 0; j < slots; j++)
+		kp_stream_fill(data + (size_t)j * size, size, j);
+	data[(size_t)k * size + size / 2] ^= 0x10;
+	dmr = ibv_reg_mr(id->pd, data, (size_t)slots * size,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!dmr)
+		die("register data");
+	msg->type = KP_MSG_ACK;
+	msg->status = 0;
+	msg->flags = KP_HELLO_VALIDATE;
+	msg->skip = 0;
+	msg->buf = htobe64((uintptr_t)data);
+	msg->rkey = htobe32(dmr->rkey);
+	msg->size = htobe32(slots * size);
+	msg->probe_size = 0;	/* no probe target of ours */
+	if (rdma_post_send(id, NULL, msg, wc.byte_len, mr, IBV_SEND_SIGNALED))
+		die("rdma_post_send");
+	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
+		die("ack send");
+	printf("slots=%u size=%u\n", slots, size);
+	fflush(stdout);
+	/* the client fails on the bad slot and leaves */
 	for (i = 0; i < 100; i++) {
 		struct rdma_cm_event *ev;
 
@@ -563,6 +658,8 @@ int main(int argc, char **argv)
 		return ack(argv[2], strtoul(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "wlatimm"))
 		return wlatimm(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "badslots"))
+		return badslots(argv[2], strtoul(argv[3], NULL, 0));
 	if (!(argc == 5 && !strcmp(argv[1], "overrun")) &&
 	    !(argc == 5 && !strcmp(argv[1], "ping0")) &&
 	    !(argc == 5 && !strcmp(argv[1], "vanish")) &&
@@ -575,6 +672,7 @@ int main(int argc, char **argv)
 			"       kprogue stall ADDR PORT MS SIZE\n"
 			"       kprogue vanish ADDR PORT SIZE\n"
 			"       kprogue ack PORT STATUS\n"
+			"       kprogue badslots PORT K\n"
 			"       kprogue wlatimm PORT\n"
 			"       kprogue ping0 ADDR PORT SIZE\n");
 		return 2;

@@ -299,7 +299,8 @@ kp_test npu-atomics t_npu_atomic
 # validate over NPU memory: the client writes each message into its slot
 # through the NPU buffer's shadow (at the slot's offset), the server reads
 # each back the same way and checks every byte; 64 KiB messages: 16 slots
-# on the server (1 MiB), 8 on the client, spanning their buffers' pages
+# on the server (1 MiB), 8 on the client, spanning their buffers' pages.
+# Then bw,read, where the client checks what each READ brought.
 t_npu_validate() {
 	kp_verbs_share || return
 	PORT=$((PORT + 1))
@@ -312,6 +313,16 @@ t_npu_validate() {
 	dmesg | grep -q "krping_npu $CID: connection 0: 200 messages sent, each written in its pattern first, from 8 slots" ||
 		{ kp_why "no client line for 200 messages"; return 1; }
 	zero "the validated stream"
+	# bw,read: the server's 16 slots written through its shadow once, the
+	# client's 16 read from the NPU into the shadow as each READ retires
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,mem=npu" "addr=$A,port=$PORT,mem=npu,bw,read,validate,size=65536,count=200"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "read: srv=$SRV cli=$CLI"; return 1; }
+	dmesg | grep -q "krping_npu $SID: connection 0: 16 slots of 65536 bytes written in their patterns for the client's READs" ||
+		{ kp_why "no server line for its 16 slots"; return 1; }
+	dmesg | grep -q "krping_npu $CID: connection 0: 200 READs validated, every byte against the pattern of the server's slot it read (16 there, 16 here)" ||
+		{ kp_why "no client line for 200 READs: $(dmesg | grep "krping_npu $CID: connection" | tail -1)"; return 1; }
+	zero "the validated READ stream"
 }
 kp_test npu-validate t_npu_validate
 
