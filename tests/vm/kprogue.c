@@ -240,19 +240,19 @@ static struct ibv_qp_init_attr qp_attr = {
 	.qp_type = IBV_QPT_RC,
 };
 
-/* A server of one connection whose HELLO_ACK carries @status. */
-static int ack(const char *port, uint32_t status)
+/*
+ * A server's one connection on @port, accepted with @param (NULL:
+ * librdmacm's defaults), its HELLO received into @msg, registered as *@mr.
+ */
+static struct rdma_cm_id *serve_hello(const char *port,
+				      struct rdma_conn_param *param,
+				      struct kp_hello *msg, struct ibv_mr **mr,
+				      struct ibv_wc *wc)
 {
 	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE,
 				       .ai_port_space = RDMA_PS_TCP }, *res;
-	struct kp_hello *msg = calloc(1, sizeof(*msg));
 	struct rdma_cm_id *listen, *id;
-	struct ibv_mr *mr;
-	struct ibv_wc wc;
-	int i;
 
-	if (!msg)
-		die("calloc");
 	if (rdma_getaddrinfo(NULL, port, &hints, &res))
 		die("rdma_getaddrinfo");
 	if (rdma_create_ep(&listen, res, NULL, &qp_attr))
@@ -261,25 +261,23 @@ static int ack(const char *port, uint32_t status)
 		die("rdma_listen");
 	if (rdma_get_request(listen, &id))
 		die("rdma_get_request");
-	mr = rdma_reg_msgs(id, msg, sizeof(*msg));
-	if (!mr)
+	*mr = rdma_reg_msgs(id, msg, sizeof(*msg));
+	if (!*mr)
 		die("register");
-	if (rdma_post_recv(id, NULL, msg, sizeof(*msg), mr))
+	if (rdma_post_recv(id, NULL, msg, sizeof(*msg), *mr))
 		die("rdma_post_recv");
-	if (rdma_accept(id, NULL))
+	if (rdma_accept(id, param))
 		die("rdma_accept");
-	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status)
+	if (rdma_get_recv_comp(id, wc) <= 0 || wc->status)
 		die("hello");
-	printf("hello=%u\n", msg->type);
-	fflush(stdout);
-	msg->type = KP_MSG_ACK;
-	msg->status = htobe32(status);
-	msg->probe_size = 0;	/* no probe target of ours */
-	if (rdma_post_send(id, NULL, msg, wc.byte_len, mr, IBV_SEND_SIGNALED))
-		die("rdma_post_send");
-	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
-		die("ack send");
-	/* the client leaves on its own: its disconnect ends the wait */
+	return id;
+}
+
+/* The client leaves on its own: its disconnect (10 s at most) ends the wait. */
+static void client_gone(struct rdma_cm_id *id)
+{
+	int i;
+
 	for (i = 0; i < 100; i++) {
 		struct rdma_cm_event *ev;
 
@@ -293,6 +291,29 @@ static int ack(const char *port, uint32_t status)
 		usleep(100000);
 	}
 	rdma_disconnect(id);
+}
+
+/* A server of one connection whose HELLO_ACK carries @status. */
+static int ack(const char *port, uint32_t status)
+{
+	struct kp_hello *msg = calloc(1, sizeof(*msg));
+	struct rdma_cm_id *id;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+
+	if (!msg)
+		die("calloc");
+	id = serve_hello(port, NULL, msg, &mr, &wc);
+	printf("hello=%u\n", msg->type);
+	fflush(stdout);
+	msg->type = KP_MSG_ACK;
+	msg->status = htobe32(status);
+	msg->probe_size = 0;	/* no probe target of ours */
+	if (rdma_post_send(id, NULL, msg, wc.byte_len, mr, IBV_SEND_SIGNALED))
+		die("rdma_post_send");
+	if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
+		die("ack send");
+	client_gone(id);
 	return 0;
 }
 
@@ -301,39 +322,20 @@ static int ack(const char *port, uint32_t status)
 /* A bw,read server whose slot @k holds one wrong byte. */
 static int badslots(const char *port, uint32_t k)
 {
-	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE,
-				       .ai_port_space = RDMA_PS_TCP }, *res;
 	struct rdma_conn_param param = { .initiator_depth = 1,
 					 .responder_resources = 16,
 					 .retry_count = 7,
 					 .rnr_retry_count = 7 };
 	struct kp_hello *msg = calloc(1, sizeof(*msg));
-	struct rdma_cm_id *listen, *id;
-	struct ibv_mr *mr, *dmr;
 	uint32_t size, slots = k + 2, j;
+	struct ibv_mr *mr, *dmr;
+	struct rdma_cm_id *id;
 	struct ibv_wc wc;
 	uint8_t *data;
-	int i;
 
 	if (!msg)
 		die("calloc");
-	if (rdma_getaddrinfo(NULL, port, &hints, &res))
-		die("rdma_getaddrinfo");
-	if (rdma_create_ep(&listen, res, NULL, &qp_attr))
-		die("rdma_create_ep");
-	if (rdma_listen(listen, 1))
-		die("rdma_listen");
-	if (rdma_get_request(listen, &id))
-		die("rdma_get_request");
-	mr = rdma_reg_msgs(id, msg, sizeof(*msg));
-	if (!mr)
-		die("register");
-	if (rdma_post_recv(id, NULL, msg, sizeof(*msg), mr))
-		die("rdma_post_recv");
-	if (rdma_accept(id, &param))
-		die("rdma_accept");
-	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status)
-		die("hello");
+	id = serve_hello(port, &param, msg, &mr, &wc);
 	size = be32toh(msg->size);
 	if (msg->type != KP_MSG_HELLO || msg->mode != KP_MODE_BW_READ ||
 	    !(msg->flags & KP_HELLO_VALIDATE) || size < 16 || size > (1 << 20)) {
@@ -366,19 +368,7 @@ static int badslots(const char *port, uint32_t k)
 	printf("slots=%u size=%u\n", slots, size);
 	fflush(stdout);
 	/* the client fails on the bad slot and leaves */
-	for (i = 0; i < 100; i++) {
-		struct rdma_cm_event *ev;
-
-		if (!rdma_get_cm_event(id->channel, &ev)) {
-			int gone = ev->event == RDMA_CM_EVENT_DISCONNECTED;
-
-			rdma_ack_cm_event(ev);
-			if (gone)
-				break;
-		}
-		usleep(100000);
-	}
-	rdma_disconnect(id);
+	client_gone(id);
 	return 0;
 }
 
