@@ -32,8 +32,9 @@ export KP_SRV_PIN="taskset 2" KP_CLI_PIN="busy_run taskset 1"
 
 kp_rxe_up || exit 1
 modprobe crc32_pclmul 2>/dev/null
-# KP_BENCH_CLOCK: the clock of krping_npu's timed loops (auto: the cycle
-# counter where the kernel trusts it; tsc: the one perftest reads, always)
+# KP_BENCH_CLOCK: the clock of krping_npu's timed loops; scripts/bench
+# gives the counter perftest reads (tsc, cntvct) unless told otherwise
+# (auto: the counter only where the kernel trusts it)
 insmod $KP/krping_npu.ko clock=${KP_BENCH_CLOCK:-auto} || exit 1
 # NPU memory behind a BAR cannot be served to rxe where the RDMA core
 # turns a virt-DMA device's addresses into struct pages (6.3 on): there
