@@ -183,33 +183,22 @@ static void kp_bw_read_slot(struct kp_conn *c, u32 *off, u32 *roff)
 }
 
 /*
- * ... and READ @k, retired: its slot checked byte for byte against the
- * pattern of the server's slot it read, and poisoned for the next.
+ * ... and READ @k, retired: its slot checked against the pattern of the
+ * server's slot it read.
  */
 static int kp_bw_read_check(struct kp_conn *c, u64 k)
 {
-	u32 size = c->t->size, off, slot, peer;
-	long bad;
-	u8 *p;
+	struct kp_val_bad bad;
+	u32 slot, peer;
 	int ret;
 
 	div_u64_rem(k, c->val_slots, &slot);
 	div_u64_rem(k, c->val_peer, &peer);
-	off = slot * c->val_stride;
-	p = (u8 *)kp_buf_cpu(&c->rdma) + off;
-	ret = kp_buf_to_cpu_at(c, &c->rdma, off, size);
-	if (ret)
-		return ret;
-	bad = kp_stream_check(p, size, peer);
-	if (bad >= 0) {
+	ret = kp_val_check(c, slot, peer, &bad);
+	if (ret == -EBADMSG)
 		kp_err(c->t, "validate: READ %llu (the server's slot %u) byte %ld of %u is 0x%02x, not 0x%02x",
-		       k, peer, bad, size, p[bad], kp_stream_byte(bad, peer));
-		kp_buf_to_dev_at(c, &c->rdma, off, size);
-		return -EBADMSG;
-	}
-	memset(p, KP_STREAM_POISON, size);
-	c->val_msgs++;
-	return kp_buf_to_dev_at(c, &c->rdma, off, size);
+		       k, peer, bad.at, c->t->size, bad.got, bad.want);
+	return ret;
 }
 
 /*

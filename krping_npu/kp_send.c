@@ -57,34 +57,19 @@ static int kp_send_take_imm(struct kp_conn *c, const struct ib_wc *wc,
 	return 0;
 }
 
-/*
- * validate: message @seq, in its slot, checked byte for byte, and the slot
- * poisoned for the message that takes it next (posted after this).
- */
+/* validate: message @seq, in its slot, checked byte for byte. */
 static int kp_send_check(struct kp_conn *c, u64 seq)
 {
-	u32 size = c->t->size, off, slot;
-	long bad;
-	u8 *p;
+	struct kp_val_bad bad;
+	u32 slot;
 	int ret;
 
 	div_u64_rem(seq, c->val_slots, &slot);
-	off = slot * c->val_stride;
-	p = (u8 *)kp_buf_cpu(&c->rdma) + off;
-
-	ret = kp_buf_to_cpu_at(c, &c->rdma, off, size);
-	if (ret)
-		return ret;
-	bad = kp_stream_check(p, size, seq);
-	if (bad >= 0) {
+	ret = kp_val_check(c, slot, seq, &bad);
+	if (ret == -EBADMSG)
 		kp_err(c->t, "validate: message %llu byte %ld of %u is 0x%02x, not 0x%02x",
-		       seq, bad, size, p[bad], kp_stream_byte(bad, seq));
-		kp_buf_to_dev_at(c, &c->rdma, off, size);
-		return -EBADMSG;
-	}
-	memset(p, KP_STREAM_POISON, size);
-	c->val_msgs++;
-	return kp_buf_to_dev_at(c, &c->rdma, off, size);
+		       seq, bad.at, c->t->size, bad.got, bad.want);
+	return ret;
 }
 
 /*

@@ -16,6 +16,7 @@
 
 #include "krping_npu.h"
 #include "kp_trace.h"
+#include "../proc/kp_payload.h"
 
 /*
  * A completion, from the core's poll context or our own poll
@@ -650,6 +651,33 @@ int kp_buf_to_dev(struct kp_conn *c, struct kp_buf *b, u32 len)
 int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len)
 {
 	return kp_buf_to_cpu_at(c, b, 0, len);
+}
+
+/*
+ * validate: data slot @slot checked byte for byte against pattern @seq.
+ * A match is poisoned for the message that takes the slot next, counted
+ * and handed back; a mismatch is described in @bad for the caller, who
+ * knows what the message was, and gives -EBADMSG.
+ */
+int kp_val_check(struct kp_conn *c, u32 slot, u64 seq, struct kp_val_bad *bad)
+{
+	u32 size = c->t->size, off = slot * c->val_stride;
+	u8 *p = (u8 *)kp_buf_cpu(&c->rdma) + off;
+	int ret;
+
+	ret = kp_buf_to_cpu_at(c, &c->rdma, off, size);
+	if (ret)
+		return ret;
+	bad->at = kp_stream_check(p, size, seq);
+	if (bad->at >= 0) {
+		bad->got = p[bad->at];
+		bad->want = kp_stream_byte(bad->at, seq);
+		kp_buf_to_dev_at(c, &c->rdma, off, size);
+		return -EBADMSG;
+	}
+	memset(p, KP_STREAM_POISON, size);
+	c->val_msgs++;
+	return kp_buf_to_dev_at(c, &c->rdma, off, size);
 }
 
 /*

@@ -732,6 +732,13 @@ int kp_buf_to_cpu_at(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len);
 /* kp_hw.c */
 void kp_hw_begin(struct kp_test *t);
 void kp_hw_end(struct kp_test *t, u32 first);
+/* validate: the first byte of a slot not in its pattern */
+struct kp_val_bad {
+	long at;
+	u8 got, want;
+};
+int kp_val_check(struct kp_conn *c, u32 slot, u64 seq, struct kp_val_bad *bad);
+
 void kp_hw_free(struct kp_test *t);
 
 /* kp_rw.c */
