@@ -23,9 +23,10 @@
  * gives a thread a connection of its own (kp_bw_lane()).  rate_limit=
  * paces a stream in software as perftest's limiter does: a burst starts
  * no earlier than the bytes before it allow from the stream's start.
- * With validate (bw,send) each message goes from a slot of its own,
- * written in its pattern just before it is posted; with bw,read each
- * READ lands in a slot of its own, checked as it is retired.
+ * With validate (bw,send, bw,imm) each message goes from a slot of its
+ * own, written in its pattern just before it is posted (bw,imm's into the
+ * server's slot of its number); with bw,read each READ lands in a slot
+ * of its own, checked as it is retired.
  */
 #include <linux/delay.h>
 #include <linux/ktime.h>
@@ -66,9 +67,15 @@ void kp_bw_start(struct kp_conn *c, u64 warm)
 	/* rw: a message may take several work requests (kp_rw.c) */
 	if (c->rw)
 		st->depth = max(min(st->depth, c->sq_depth / c->rw_wrs), 1u);
-	/* validate: a message in flight holds its slot until it completes */
+	/*
+	 * validate: a message in flight holds its slot until it completes;
+	 * bw_imm's server keeps receives for half its slots, and the other
+	 * half is our window (kp_test_recvs())
+	 */
 	if (c->t->validate)
 		st->depth = min(st->depth, c->val_slots);
+	if (c->t->validate && c->t->mode == KP_MODE_BW_IMM)
+		st->depth = max(min(st->depth, c->val_peer / 2), 1u);
 	/*
 	 * Signal one message in cq_mod (perftest -Q), by default every
 	 * quarter of the window (with post_list=, as perftest -l, each
@@ -153,15 +160,20 @@ static int kp_bw_pace(struct kp_conn *c)
 
 /*
  * validate: the next message's slot, filled with its pattern (its number
- * counts the warm-up, as the server's does) and handed to the device.
+ * counts the warm-up, as the server's does) and handed to the device;
+ * bw_imm: @roff, the server's slot it goes to.
  */
-static int kp_bw_fill(struct kp_conn *c, u32 *off)
+static int kp_bw_fill(struct kp_conn *c, u32 *off, u32 *roff)
 {
 	u32 size = c->t->size, slot;
 
 	div_u64_rem(c->val_seq, c->val_slots, &slot);
 	*off = slot * c->val_stride;
 	kp_stream_fill((u8 *)kp_buf_cpu(&c->rdma) + *off, size, c->val_seq);
+	if (c->t->mode == KP_MODE_BW_IMM) {
+		div_u64_rem(c->val_seq, c->val_peer, &slot);
+		*roff = slot * c->val_pstride;
+	}
 	c->val_seq++;
 	return kp_buf_to_dev_at(c, &c->rdma, *off, size);
 }
@@ -178,7 +190,7 @@ static void kp_bw_read_slot(struct kp_conn *c, u32 *off, u32 *roff)
 	div_u64_rem(c->val_seq, c->val_slots, &slot);
 	*off = slot * c->val_stride;
 	div_u64_rem(c->val_seq, c->val_peer, &slot);
-	*roff = slot * c->t->size;
+	*roff = slot * c->val_pstride;
 	c->val_seq++;
 }
 
@@ -250,7 +262,7 @@ static int kp_bw_post_one(struct kp_conn *c, bool chain, bool chain_end)
 	if (c->t->validate && st->kind == KP_WR_READ) {
 		kp_bw_read_slot(c, &off, &roff);
 	} else if (c->t->validate) {
-		ret = kp_bw_fill(c, &off);
+		ret = kp_bw_fill(c, &off, &roff);
 		if (ret)
 			return ret;
 	}
@@ -367,6 +379,10 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 	if (c->t->validate && st->kind == KP_WR_READ)
 		kp_info(c->t, "connection %u: %llu READs validated, every byte against the pattern of the server's slot it read (%u there, %u here)",
 			c->idx, c->val_msgs, c->val_peer, c->val_slots);
+	else if (c->t->validate && c->t->mode == KP_MODE_BW_IMM)
+		kp_info(c->t, "connection %u: %llu messages sent, each written in its pattern first, from %u slots into the server's %u, %u in flight",
+			c->idx, c->val_seq, c->val_slots, c->val_peer,
+			st->depth);
 	else if (c->t->validate)
 		kp_info(c->t, "connection %u: %llu messages sent, each written in its pattern first, from %u slots",
 			c->idx, c->val_seq, c->val_slots);

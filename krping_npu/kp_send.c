@@ -16,7 +16,9 @@
  * has some left when the stream ends: it asks the client for as many
  * skips (KP_MSG_SKIP), and kp_send_flush() takes them.  With validate
  * each data receive has a slot of the buffer, and the server checks each
- * message's every byte as it is reaped (kp_send_check()).
+ * message's every byte as it is reaped (kp_send_check()); bw_imm's
+ * server checks the slot the client wrote each message into, as its
+ * immediate arrives.
  */
 #include <linux/ktime.h>
 
@@ -98,13 +100,18 @@ static int kp_send_take(struct kp_conn *c, const struct ib_wc *wc, u32 *got,
 			       *last ? ", after the last" : "");
 			return -EPROTO;
 		}
+		if (c->t->imm_stream) {
+			/* its number first: the slot checked is that message's */
+			ret = kp_send_take_imm(c, wc, got, last);
+			if (ret || !c->t->validate)
+				return ret;
+			return kp_send_check(c, c->stream.done + *got - 1);
+		}
 		if (c->t->validate) {
 			ret = kp_send_check(c, c->stream.done + *got);
 			if (ret)
 				return ret;
 		}
-		if (c->t->imm_stream)
-			return kp_send_take_imm(c, wc, got, last);
 		(*got)++;
 		if (wc->wc_flags & IB_WC_WITH_IMM) {
 			if (be32_to_cpu(wc->ex.imm_data) != KP_IMM_LAST) {

@@ -65,13 +65,15 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 		return PTR_ERR(h);
 	memset(h, 0, sizeof(*h));
 	/*
-	 * the size of the test; a validated bw_read's server says how long
-	 * its buffer is, for the client that reads it slot by slot
+	 * the size of the test; a validated bw_read's or bw_imm's server
+	 * says how long its buffer is, for the client that reads or writes
+	 * it slot by slot
 	 */
 	if (c->rdma.mr)
 		kp_set_info(&h->info, &c->rdma,
 			    c->t->opts.role == KP_ROLE_SERVER && c->t->validate &&
-			    c->t->mode == KP_MODE_BW_READ ? c->rdma.size :
+			    (c->t->mode == KP_MODE_BW_READ ||
+			     c->t->mode == KP_MODE_BW_IMM) ? c->rdma.size :
 			    c->t->size);
 	h->magic = cpu_to_be32(KP_HELLO_MAGIC);
 	h->version = c->peer_ver;
@@ -154,9 +156,16 @@ static bool kp_test_wlat_src(struct kp_conn *c)
  * takes half what fits, the server all: receives to spare, as iWARP has
  * no RNR retry to cover a SEND that finds none posted.  A bw_read
  * server's slots are only read by the device once written: no alignment,
- * one a message's size, all that fit.
+ * one a message's size, all that fit.  A bw_imm server's are written by
+ * the client, which must know where: KP_VAL_ALIGN apart, all that fit
+ * (at least 2), and receives for half of them (kp_test_recvs()).
  */
 #define KP_VAL_BYTES	SZ_1M
+/*
+ * bw_imm's server slots, a protocol constant: the largest DMA alignment
+ * of the arches we build for (arm64's ARCH_DMA_MINALIGN)
+ */
+#define KP_VAL_ALIGN	128
 
 static void kp_test_val_slots(struct kp_conn *c)
 {
@@ -170,6 +179,12 @@ static void kp_test_val_slots(struct kp_conn *c)
 	    c->t->opts.role == KP_ROLE_SERVER) {
 		c->val_stride = c->t->size;
 		c->val_slots = max_t(u64, div_u64(bytes, c->t->size), 1);
+		return;
+	}
+	if (c->t->mode == KP_MODE_BW_IMM &&
+	    c->t->opts.role == KP_ROLE_SERVER) {
+		c->val_stride = ALIGN(c->t->size, KP_VAL_ALIGN);
+		c->val_slots = max_t(u64, div_u64(bytes, c->val_stride), 2);
 		return;
 	}
 	n = max_t(u64, div_u64(bytes, c->val_stride), 1);
@@ -191,6 +206,13 @@ static int kp_test_alloc(struct kp_conn *c)
 	c->val_stride = c->t->size;
 	if (c->t->validate)
 		kp_test_val_slots(c);
+	/* the client's writes land beside the slots we poison */
+	if (c->t->validate && c->t->mode == KP_MODE_BW_IMM &&
+	    c->val_stride % dma_get_cache_alignment()) {
+		kp_err(c->t, "validate: slots %u bytes apart share cache lines of %d bytes here",
+		       c->val_stride, dma_get_cache_alignment());
+		return -EOPNOTSUPP;
+	}
 	ret = kp_buf_alloc(c, &c->rdma, c->val_slots * c->val_stride);
 	if (!ret && kp_test_wlat_src(c))
 		ret = kp_buf_alloc(c, &c->start, c->t->size);
@@ -257,21 +279,29 @@ static int kp_test_read_src(struct kp_conn *c)
 }
 
 /*
- * validate, bw_read's client: the server's slots, from the length its
- * ACK advertised, and ours poisoned, so a READ that lands nothing fails.
+ * validate, bw_read's and bw_imm's client: the server's slots, from the
+ * length its ACK advertised (bw_imm's: at least 2, as it keeps receives
+ * for half of them); a bw_read client's own poisoned, so that a READ
+ * that lands nothing fails.
  */
-static int kp_test_read_slots(struct kp_conn *c)
+static int kp_test_peer_slots(struct kp_conn *c)
 {
-	u32 size = c->t->size;
+	bool rd = c->t->mode == KP_MODE_BW_READ;
+	u32 stride = rd ? c->t->size : ALIGN(c->t->size, KP_VAL_ALIGN);
+	u32 max = max_t(u32, stride * (rd ? 1 : 2), KP_VAL_BYTES);
 
-	if (c->remote_len < size || c->remote_len % size ||
-	    c->remote_len > max_t(u32, size, KP_VAL_BYTES)) {
-		kp_err(c->t, "validate: the server's buffer of %u bytes is no whole number of %u-byte slots within %u",
-		       c->remote_len, size, max_t(u32, size, KP_VAL_BYTES));
+	if (c->remote_len < stride * (rd ? 1 : 2) || c->remote_len % stride ||
+	    c->remote_len > max) {
+		kp_err(c->t, "validate: the server's buffer of %u bytes is not %s whole %u-byte slots within %u",
+		       c->remote_len, rd ? "a number of" : "two or more",
+		       stride, max);
 		return -EPROTO;
 	}
-	c->val_peer = c->remote_len / size;
+	c->val_peer = c->remote_len / stride;
+	c->val_pstride = stride;
 	c->val_msgs = 0;
+	if (!rd)
+		return 0;
 	memset(kp_buf_cpu(&c->rdma), KP_STREAM_POISON, c->rdma.size);
 	return kp_buf_to_dev(c, &c->rdma, c->rdma.size);
 }
@@ -379,8 +409,9 @@ static int kp_test_client_open(struct kp_conn *c)
 		return -EPROTO;
 	}
 	kp_get_info(c, &h->info);
-	if (c->t->validate && c->t->mode == KP_MODE_BW_READ) {
-		ret = kp_test_read_slots(c);
+	if (c->t->validate && (c->t->mode == KP_MODE_BW_READ ||
+			       c->t->mode == KP_MODE_BW_IMM)) {
+		ret = kp_test_peer_slots(c);
 		if (ret)
 			return ret;
 	}
@@ -614,7 +645,8 @@ int kp_test_client(struct kp_test *t)
 		      t->opts.events;
 	t->imm_stream = t->opts.wlat_imm && kp_mode_sink(t->mode);
 	t->validate = t->opts.validate && (t->mode == KP_MODE_BW_SEND ||
-					   t->mode == KP_MODE_BW_READ);
+					   t->mode == KP_MODE_BW_READ ||
+					   t->mode == KP_MODE_BW_IMM);
 
 	for (k = 0; k < t->opts.nsizes; k++) {
 		t->size = t->opts.sizes[k];
@@ -689,12 +721,14 @@ static int kp_test_check(struct kp_conn *c)
 		kp_err(t, "client asks for a duplex %s", kp_mode_name(mode));
 		return -EINVAL;
 	}
-	if (validate && ((mode != KP_MODE_BW_SEND && mode != KP_MODE_BW_READ) ||
+	if (validate && ((mode != KP_MODE_BW_SEND && mode != KP_MODE_BW_READ &&
+			  mode != KP_MODE_BW_IMM) ||
 			 (mode == KP_MODE_BW_READ && duplex) ||
+			 (mode == KP_MODE_BW_IMM && size > KP_VAL_IMM_MAX) ||
 			 size < KP_STREAM_MIN)) {
-		kp_err(t, "client asks to validate a %s%s stream of %u-byte messages (bw,send, or bw,read without duplex, of at least %u)",
+		kp_err(t, "client asks to validate a %s%s stream of %u-byte messages (bw,send, bw,imm up to %u, or bw,read without duplex, of at least %u)",
 		       duplex ? "duplex " : "", kp_mode_name(mode), size,
-		       KP_STREAM_MIN);
+		       KP_VAL_IMM_MAX, KP_STREAM_MIN);
 		return -EINVAL;
 	}
 	if (t->opts.validate && !validate &&
@@ -770,11 +804,19 @@ static int kp_test_recvs(struct kp_conn *c)
 	c->rq_posted = 0;
 	c->rq_chains = 0;
 	c->val_msgs = 0;
-	/* validate: a receive a slot, each poisoned */
-	fill = c->t->validate ? c->val_slots : c->rq_data_max;
+	/*
+	 * validate: a receive a slot, each poisoned; bw_imm's for half the
+	 * slots, so that a window of the client's (the other half) never
+	 * writes into a slot whose message is not checked yet
+	 */
+	fill = !c->t->validate ? c->rq_data_max :
+	       c->t->mode == KP_MODE_BW_IMM ?
+	       min(c->val_slots / 2, c->rq_data_max) : c->val_slots;
 	if (list > fill) {
 		kp_err(c->t, "recv_post_list=%u: the receive queue has room for %u data receives%s",
-		       list, fill, c->t->validate ? " (validate: one a slot)" : "");
+		       list, fill, !c->t->validate ? "" :
+		       c->t->mode == KP_MODE_BW_IMM ? " (validate: one for two slots)" :
+		       " (validate: one a slot)");
 		return -EINVAL;
 	}
 	if (c->t->validate) {

@@ -795,8 +795,8 @@ int kp_post_recv(struct kp_conn *c)
 /*
  * @n receives of a data message of c->t->size bytes into c->rdma, in
  * chains of c->rq_list (recv_post_list=), else of KP_RECV_BATCH; with
- * validate, each into the slot of its message (the receive queue is
- * FIFO: the k-th posted this size takes message k).
+ * bw_send's validate, each into the slot of its message (the receive
+ * queue is FIFO: the k-th posted this size takes message k).
  */
 int kp_post_data_recv(struct kp_conn *c, u32 n)
 {
@@ -819,7 +819,7 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 		for (i = 0; i < k; i++) {
 			struct ib_sge *s = sge;
 
-			if (c->t->validate) {
+			if (c->t->validate && c->t->mode == KP_MODE_BW_SEND) {
 				u32 slot;
 
 				div_u64_rem(c->rq_posted + i, c->val_slots, &slot);

@@ -603,11 +603,14 @@ struct kp_conn {
 	 * fills one before it goes, the server checks and poisons one
 	 * before it is posted again.  bw_read: the server's slots are
 	 * written once, and the client reads slot k % val_peer of them
-	 * into its slot k % val_slots, checks and poisons it.
+	 * into its slot k % val_slots, checks and poisons it.  bw_imm:
+	 * the client writes message k into the server's slot k % val_peer,
+	 * which the server checks when k's immediate arrives.
 	 */
 	u32 val_slots;
 	u32 val_stride;		/* a slot's bytes: its message's, cache-aligned */
-	u32 val_peer;		/* bw_read's client: the server's slots */
+	u32 val_peer;		/* bw_read's, bw_imm's client: the server's slots */
+	u32 val_pstride;	/* ... and the bytes from one to the next */
 	u64 val_seq;		/* client: messages filled (READs posted) this size */
 	u64 val_msgs;		/* messages checked this size */
 
@@ -729,16 +732,17 @@ int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len);
 int kp_buf_to_dev_at(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len);
 int kp_buf_to_cpu_at(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len);
 
-/* kp_hw.c */
-void kp_hw_begin(struct kp_test *t);
-void kp_hw_end(struct kp_test *t, u32 first);
 /* validate: the first byte of a slot not in its pattern */
 struct kp_val_bad {
 	long at;
 	u8 got, want;
 };
+
 int kp_val_check(struct kp_conn *c, u32 slot, u64 seq, struct kp_val_bad *bad);
 
+/* kp_hw.c */
+void kp_hw_begin(struct kp_test *t);
+void kp_hw_end(struct kp_test *t, u32 first);
 void kp_hw_free(struct kp_test *t);
 
 /* kp_rw.c */

@@ -63,8 +63,8 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"",
 		"message size in bytes (default 64; ping: at least 26, the payload header)" },
 	[KP_OPT_VALIDATE] = { "validate", KP_T_FLAG, KP_F(validate), 0, 0,
-		"ping, bw,send, bw,read",
-		"ping: check every byte of every round, on both sides.  bw,send (what perftest's --data_validation, in releases after Debian's 4.5-0.17, does for WRITE and READ streams): the client writes each message, before it goes, as its number in the size's stream (8 bytes, little-endian) then 64-byte bands of 0xFF, 0x00, 0xAA and 0x55 rotated by that number, from a slot of its own; the server posts each receive on a slot of its own filled with 0xC3 and checks every byte of each message as it is reaped, before the slot goes back.  A mismatch ends the size with EBADMSG and a line naming the message, the byte and both values; the result says validated=yes.  The server validates whenever the client asks (a server given bw,send,validate refuses a client that does not: EPROTO).  Messages of at least 16 bytes.  The slots, cache-aligned, take up to 1 MiB a side (less where the device registers fewer pages): the server's receives are the slots that fit (at most 512), the client's window half as many (at most txdepth), so the server has receives to spare; a recv_post_list= above the server's slots is refused (EINVAL).  The figure, which includes the client's writing, is not one to compare.  bw,read: the server writes its buffer once a size as slots of the message's size, slot j in message j's pattern, and says how long it is; the client's READ k reads the server's slot k modulo their number into a slot of its own filled with 0xC3, and checks every byte against that slot's pattern as the READ completes (or is retired by a later signalled one), before the slot is read into again; the client's dmesg counts them, and its figure, which includes the checking, is not one to compare either.  Not with duplex or rw (EINVAL); a server that does not say it wrote its slots is refused (EPROTO)" },
+		"ping, bw,send, bw,read, bw,imm",
+		"ping: check every byte of every round, on both sides.  bw,send (what perftest's --data_validation, in releases after Debian's 4.5-0.17, does for WRITE and READ streams): the client writes each message, before it goes, as its number in the size's stream (8 bytes, little-endian) then 64-byte bands of 0xFF, 0x00, 0xAA and 0x55 rotated by that number, from a slot of its own; the server posts each receive on a slot of its own filled with 0xC3 and checks every byte of each message as it is reaped, before the slot goes back.  A mismatch ends the size with EBADMSG and a line naming the message, the byte and both values; the result says validated=yes.  The server validates whenever the client asks (a server given bw,send,validate refuses a client that does not: EPROTO).  Messages of at least 16 bytes.  The slots, cache-aligned, take up to 1 MiB a side (less where the device registers fewer pages): the server's receives are the slots that fit (at most 512), the client's window half as many (at most txdepth), so the server has receives to spare; a recv_post_list= above the server's slots (bw,imm: half of them) is refused (EINVAL).  The figure, which includes the client's writing, is not one to compare.  bw,read: the server writes its buffer once a size as slots of the message's size, slot j in message j's pattern, and says how long it is; the client's READ k reads the server's slot k modulo their number into a slot of its own filled with 0xC3, and checks every byte against that slot's pattern as the READ completes (or is retired by a later signalled one), before the slot is read into again; the client's dmesg counts them, and its figure, which includes the checking, is not one to compare either.  Not with duplex or rw (EINVAL); a server that does not say it wrote its slots is refused (EPROTO).  bw,imm: the server's buffer is slots 128 bytes apart, all that fit (at least 2), with receives posted for half of them, and its ACK says how long it is; the client writes message k, its slot filled with k's pattern first, into the server's slot k modulo their number, with at most half of them in flight, and the server checks that slot's every byte when k's immediate arrives, before it posts a receive again: so no message lands in a slot not yet checked.  Two slots of the largest message must fit in 4 MiB (sizes up to 2 MiB).  A plain WRITE stream tells the server nothing of when a message has landed: bw,validate without imm is refused (EINVAL)" },
 	[KP_OPT_VERBOSE] = { "verbose", KP_T_FLAG, KP_F(verbose), 0, 0,
 		"ping",
 		"log each round's data to dmesg" },
@@ -1015,9 +1015,16 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (o->validate && o->mode != KP_MODE_PING &&
-	    !(o->mode == KP_MODE_BW && (o->bw_send || o->bw_read))) {
-		kp_err(err, errlen, "'validate' applies to ping, bw,send and bw,read, not '%s'",
+	    (o->mode != KP_MODE_BW || o->atomic)) {
+		kp_err(err, errlen, "'validate' applies to ping, bw,send, bw,read and bw,imm, not '%s'",
+		       o->atomic ? kp_mode_name(KP_MODE_BW_ATOMIC) :
 		       kp_mode_name(o->mode));
+		return -EINVAL;
+	}
+	/* a plain WRITE tells the server nothing of when it has landed */
+	if (o->validate && o->mode == KP_MODE_BW && !o->bw_send &&
+	    !o->bw_read && !o->wlat_imm) {
+		kp_err(err, errlen, "'validate' on a WRITE stream needs the client's 'imm': the server checks each message as its immediate arrives (and serves it given no mode)");
 		return -EINVAL;
 	}
 	/* a READ is checked in its slot, which rw and duplex do not keep */
@@ -1027,13 +1034,21 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (o->validate && o->mode == KP_MODE_BW) {
-		u32 i, size = o->size;
+		u32 i, size = o->size, big = o->size;
 
-		for (i = 0; i < o->nsizes; i++)
+		for (i = 0; i < o->nsizes; i++) {
 			size = o->sizes[i] < size ? o->sizes[i] : size;
+			big = o->sizes[i] > big ? o->sizes[i] : big;
+		}
 		if (size < KP_STREAM_MIN) {
 			kp_err(err, errlen, "'validate': a message of %u bytes is too short for its number and a band (at least %u)",
 			       size, KP_STREAM_MIN);
+			return -EINVAL;
+		}
+		/* bw,imm's server holds two slots at least, in one buffer */
+		if (o->wlat_imm && !o->bw_send && big > KP_VAL_IMM_MAX) {
+			kp_err(err, errlen, "'validate' with imm: the server keeps two slots of each message, and %u bytes is above %u",
+			       big, KP_VAL_IMM_MAX);
 			return -EINVAL;
 		}
 	}

@@ -11,6 +11,8 @@
 #define KP_CMD_MAX		1024	/* longest command accepted, bytes */
 #define KP_IFNAME_MAX		16	/* IFNAMSIZ */
 #define KP_MAX_SIZE		(4u << 20)	/* largest buffer, bytes */
+/* validate on bw,imm: the server's two slots at least in KP_MAX_SIZE */
+#define KP_VAL_IMM_MAX		(KP_MAX_SIZE / 2)
 #define KP_MAX_COUNT		1000000u
 #define KP_MAX_TXDEPTH		1024u
 #define KP_MAX_SIZES		32	/* entries of a sizes= sweep */

@@ -484,7 +484,7 @@ static void test_perftest_opts(void)
 	expect_err(BASE ",bw,send,duplex", -EINVAL, "not with 'send'");
 	expect_err(BASE ",slat,gbits", -EINVAL, "'gbits' is for a bw client");
 	expect_err(BASE ",slat,wlat", -EINVAL, "one test mode only");
-	expect_err(BASE ",slat,validate", -EINVAL, "applies to ping, bw,send and bw,read");
+	expect_err(BASE ",slat,validate", -EINVAL, "applies to ping, bw,send, bw,read and bw,imm");
 	expect_err("server,addr=192.0.2.1,port=1,slat,warmup=3", -EINVAL,
 		   "client option");
 }
@@ -806,12 +806,12 @@ static void test_recv_post_list(void)
 		   "recv_post_list");
 }
 
-/* validate: ping's rounds, or a bw,send stream's messages */
+/* validate: ping's rounds, or a bw,send, bw,read or bw,imm stream's messages */
 static void test_stream_validate(void)
 {
-	static const char *const other[] = { "bw", "bw,imm", "bw,duplex",
-					     "wlat", "rlat", "slat", "alat",
+	static const char *const other[] = { "wlat", "rlat", "slat", "alat",
 					     "fr" };
+	static const char *const writes[] = { "bw", "bw,duplex", "bw,qps=2" };
 	char cmd[128];
 	unsigned int i;
 
@@ -830,8 +830,29 @@ static void test_stream_validate(void)
 	/* every other stream or test: refused, naming what it applies to */
 	for (i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
 		snprintf(cmd, sizeof(cmd), BASE ",%s,validate", other[i]);
-		expect_err(cmd, -EINVAL, "applies to ping, bw,send and bw,read, not");
+		expect_err(cmd, -EINVAL, "applies to ping, bw,send, bw,read and bw,imm, not");
 	}
+	/* WRITEs: checked by the server as each one's immediate arrives */
+	for (i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
+		snprintf(cmd, sizeof(cmd), BASE ",%s,validate", writes[i]);
+		expect_err(cmd, -EINVAL, "on a WRITE stream needs the client's 'imm'");
+	}
+	expect_err("server,addr=192.0.2.1,port=9,bw,validate", -EINVAL,
+		   "on a WRITE stream needs the client's 'imm'");
+	expect_ok(BASE ",bw,imm,validate,sizes=16-65536,qps=2,post_list=4,count=400");
+	KT_CHECK(o.validate && o.mode == KP_MODE_BW_IMM && o.nsizes == 13,
+		 "a validated bw,imm sweep, with qps and post_list");
+	expect_err(BASE ",bw,imm,validate,size=15", -EINVAL,
+		   "too short for its number and a band");
+	expect_err(BASE ",bw,imm,rw,validate", -EINVAL, "not with 'imm'");
+	/* its server's two slots of the largest size in one buffer */
+	expect_ok(BASE ",bw,imm,validate,size=2097152");
+	expect_err(BASE ",bw,imm,validate,sizes=1048576-4194304", -EINVAL,
+		   "keeps two slots of each message, and 4194304 bytes is above 2097152");
+	expect_err(BASE ",bw,imm,validate,size=2097153", -EINVAL, "2097153 bytes is above");
+	expect_ok(BASE ",bw,send,imm,validate,size=4194304");
+	/* atomics: not a WRITE stream */
+	expect_err(BASE ",bw,atomic=fadd,validate", -EINVAL, "applies to ping, bw,send, bw,read and bw,imm, not 'bw_atomic'");
 	/* bw,read: checked by the client, in its own slots */
 	expect_ok(BASE ",bw,read,validate,sizes=16-65536,qps=2,post_list=4,count=400");
 	KT_CHECK(o.validate && o.mode == KP_MODE_BW_READ && o.nsizes == 13,

@@ -216,6 +216,28 @@ t_validate_read_bad() {
 	[ "$mem" = host ] || zero "the bad slots"
 	kp_idle "the bad slots"
 }
+# validate (bw,imm): a client whose WRITE of message 3 of 4096 bytes has
+# one flipped byte, or lands in the slot after its own, fails the
+# server's size with EBADMSG as message 3's immediate arrives, naming the
+# byte and both values (a missed slot still holds the server's poison
+# where the message's number should be); messages 0-2 passed.  The slots
+# come from the ACK: all of 1 MiB at 128-byte alignment (256 of 4096).
+t_validate_write_bad() {
+	mem=$1 how=$2
+	rogue_client "mem=$mem,timeout=3000" $how 3 4096
+	[ "$out" = "status=0 validate=1 slots=256 sent=4" ] || [ "$out" = "status=0 validate=1 slots=256 sent=3" ] ||
+		{ kp_why "client: $out"; return 1; }
+	[ "$(cat /tmp/srv.out)" = "errno=74" ] || { kp_why "server: $(cat /tmp/srv.out)"; return 1; }
+	if [ "$how" = badwrites ]; then
+		line="validate: message 3 byte 2048 of 4096 is 0xba, not 0xaa"
+	else
+		line="validate: message 3 byte 0 of 4096 is 0xc3, not 0x03"
+	fi
+	dmesg | grep -q "$line" ||
+		{ kp_why "no dmesg line '$line': $(dmesg | grep 'validate:' | tail -1)"; return 1; }
+	[ "$mem" = host ] || zero "the bad WRITEs"
+	kp_idle "the bad WRITEs"
+}
 # a server given bw,send,validate refuses a bw,send client that writes no
 # patterns (no KP_HELLO_VALIDATE in its hello): -EPROTO in its ACK
 t_validate_refused() {
@@ -237,6 +259,8 @@ t_validate_refused() {
 if want validate; then
 	kp_test validate-bad-byte-host t_validate_bad host
 	kp_test validate-read-bad-slot-host t_validate_read_bad host
+	kp_test validate-write-bad-byte-host t_validate_write_bad host badwrites
+	kp_test validate-write-missed-slot-host t_validate_write_bad host misslot
 	kp_test validate-refused t_validate_refused
 fi
 
@@ -484,6 +508,7 @@ if want mr; then
 	kp_test mr-exact-npu-2MiB-plus-1 t_mr_exact npu 2097153
 	kp_test validate-bad-byte-npu t_validate_bad npu
 	kp_test validate-read-bad-slot-npu t_validate_read_bad npu
+	kp_test validate-write-bad-byte-npu t_validate_write_bad npu badwrites
 	kp_test mr-exact-unload rmmod npu_peer_mem
 fi
 

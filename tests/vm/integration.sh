@@ -372,6 +372,44 @@ t_read_validate() {
 }
 kp_test read-validate t_read_validate
 
+# validate on bw,imm: the server keeps its buffer as slots 128 bytes
+# apart (all of 1 MiB) with receives for half of them and advertises it;
+# the client writes message k, filled with its pattern, into the server's
+# slot k modulo their number, no more than half of them in flight, and the
+# server checks the slot as k's immediate arrives: with a warm-up and a
+# size no band divides (248 slots of 4224 bytes there, 64 of ours), 64 KiB
+# on 2 QPs in post lists of 4 (16 there, 8 here and in flight), and 100 B
+# into receives posted in chains of 8 (8192 there, 16 here).  A wrong
+# byte or slot failing the size is in the defects suite.
+t_write_validate() {
+	kp_verbs_share || return
+	kp_ifs=$IFS
+	for m in "-:bw,imm,validate,warmup=20:4097:300:1:320:248:64:64" \
+		"-:bw,imm,validate,qps=2,post_list=4:65536:200:2:400:16:8:8" \
+		"recv_post_list=8:bw,imm,validate,txdepth=16:100:400:1:400:8192:16:16"; do
+		IFS=:
+		set -- $m
+		IFS=$kp_ifs
+		sopt=$1 copt=$2 size=$3 count=$4 qps=$5 served=$6 there=$7 here=$8 fly=$9
+		[ "$sopt" = - ] && sopt= || sopt=",$sopt"
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT$sopt" "addr=$A,port=$PORT,$copt,size=$size,count=$count"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "$copt: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID | head -1)" "$size" $((count * qps)) bw_imm || return 1
+		want="bw_imm served #bytes=$size #messages=$served"
+		[ "$qps" = 1 ] || want="$want #qps=$qps"
+		want="$want validated=yes"
+		[ "$(kp_res $SID)" = "$want" ] || { kp_why "$copt server: $(kp_res $SID), want $want"; return 1; }
+		n=$(dmesg | grep -c "krping_npu $SID: bw_imm: $served messages validated, every byte against its number and its 0xff/0x00/0xaa/0x55 bands, $there slots a connection")
+		[ "$n" = 1 ] || { kp_why "$copt: $n server lines saying it validated $served in $there slots"; return 1; }
+		n=$(dmesg | grep -c "krping_npu $CID: connection [0-9]*: $((served / qps)) messages sent, each written in its pattern first, from $here slots into the server's $there, $fly in flight")
+		[ "$n" = "$qps" ] || { kp_why "$copt: $n client lines of $((served / qps)) messages from $here slots into $there ($fly in flight), want $qps: $(dmesg | grep "krping_npu $CID: connection" | tail -2)"; return 1; }
+	done
+	kp_log "validated WRITE streams (bw,imm): 4097 B (warm-up too) into 248 server slots, 64 KiB on 2 QPs in post lists of 4, 100 B into chains of 8; every byte of 1120 messages checked"
+}
+kp_test write-validate t_write_validate
+
 # cq=CTX: the core's CQ API in each poll context (ib_alloc_cq()), every
 # mode family on it.  Both sides' CQs are the core's in that context, as
 # rdma's resource view shows them while a stream runs (its value, which

@@ -54,6 +54,17 @@
  *	(no_answer: no reply in 3 s; no_ack: our SEND was never acked, the
  *	server's QP having gone to the error state first).
  *
+ *   kprogue badwrites ADDR PORT K SIZE
+ *   kprogue misslot ADDR PORT K SIZE
+ *	A bw,imm client that asks the server to validate its stream of
+ *	K + 2 messages of SIZE bytes: after the skips, WRITE_WITH_IMMs of
+ *	messages 0 to K, one at a time, each in its pattern into the
+ *	server's slot of its number modulo the slots its ACK advertises
+ *	(128 bytes apart), its immediate its number.  badwrites flips byte
+ *	SIZE / 2 of message K (XOR 0x10); misslot writes message K into the
+ *	slot after its own, leaving its own as the server poisoned it.
+ *	Prints "status=N validate=0|1 slots=N sent=N".
+ *
  *   kprogue badslots PORT K
  *	A bw,read server for a client that validates its READs: takes one
  *	connection on PORT and its HELLO (bw,read, KP_HELLO_VALIDATE, SIZE
@@ -221,6 +232,61 @@ static int badstream(struct rdma_cm_id *id, struct kp_hello *tx,
 	}
 	printf("status=%u validate=%u sent=%u\n", be32toh(rx->status),
 	       !!(rx->flags & KP_HELLO_VALIDATE), sent);
+	usleep(500000);	/* the server's verdict first, as skips() */
+	rdma_disconnect(id);
+	return 0;
+}
+
+#define KP_HELLO_IMM		0x04
+#define KP_MODE_BW_IMM		10	/* enum kp_mode */
+#define KP_VAL_ALIGN		128	/* a bw,imm server's slots, kp_test.c */
+
+/*
+ * The validated WRITE stream with message @k wrong: a flipped byte, or
+ * (@misslot) written into the next slot.
+ */
+static int badwrites(struct rdma_cm_id *id, struct kp_hello *tx,
+		     struct ibv_mr *txmr, struct kp_hello *rx,
+		     struct ibv_mr *dmr, uint32_t k, uint32_t size, int misslot)
+{
+	uint32_t stride = (size + KP_VAL_ALIGN - 1) / KP_VAL_ALIGN * KP_VAL_ALIGN;
+	uint32_t i, slots = 0, slot, sent = 0;
+	uint8_t *data = dmr->addr;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+
+	tx->mode = KP_MODE_BW_IMM;
+	tx->flags = KP_HELLO_VALIDATE | KP_HELLO_IMM;
+	tx->count = htobe32(k + 2);
+	hello_exchange(id, tx, txmr, &wc);
+	if (!rx->status)
+		slots = be32toh(rx->size) / stride;
+	if (slots >= 2) {
+		send_skips(id, be32toh(rx->skip));
+		for (i = 0; i <= k; i++) {
+			kp_stream_fill(data, size, i);
+			if (i == k && !misslot)
+				data[size / 2] ^= 0x10;
+			slot = (i + (i == k && misslot)) % slots;
+			sge = (struct ibv_sge){ (uintptr_t)data, size, dmr->lkey };
+			wr = (struct ibv_send_wr){
+				.sg_list = &sge, .num_sge = 1,
+				.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+				.send_flags = IBV_SEND_SIGNALED,
+				.imm_data = htobe32(i),
+				.wr.rdma = { be64toh(rx->buf) + (uint64_t)slot * stride,
+					     be32toh(rx->rkey) },
+			};
+			if (ibv_post_send(id->qp, &wr, &bad))
+				die("data write");
+			if (rdma_get_send_comp(id, &wc) <= 0 || wc.status)
+				break;
+			sent++;
+		}
+	}
+	printf("status=%u validate=%u slots=%u sent=%u\n", be32toh(rx->status),
+	       !!(rx->flags & KP_HELLO_VALIDATE), slots, sent);
 	usleep(500000);	/* the server's verdict first, as skips() */
 	rdma_disconnect(id);
 	return 0;
@@ -655,10 +721,14 @@ int main(int argc, char **argv)
 	    !(argc == 5 && !strcmp(argv[1], "vanish")) &&
 	    !(argc == 6 && !strcmp(argv[1], "stall")) &&
 	    !(argc == 6 && !strcmp(argv[1], "badstream")) &&
+	    !(argc == 6 && !strcmp(argv[1], "badwrites")) &&
+	    !(argc == 6 && !strcmp(argv[1], "misslot")) &&
 	    !(argc == 7 && !strcmp(argv[1], "skips"))) {
 		fprintf(stderr, "usage: kprogue overrun ADDR PORT SIZE\n"
 			"       kprogue skips ADDR PORT MODE SKIP SIZE\n"
 			"       kprogue badstream ADDR PORT K SIZE\n"
+			"       kprogue badwrites ADDR PORT K SIZE\n"
+			"       kprogue misslot ADDR PORT K SIZE\n"
 			"       kprogue stall ADDR PORT MS SIZE\n"
 			"       kprogue vanish ADDR PORT SIZE\n"
 			"       kprogue ack PORT STATUS\n"
@@ -704,6 +774,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "badstream"))
 		return badstream(id, tx, txmr, rx, dmr,
 				 strtoul(argv[4], NULL, 0), size);
+	if (!strcmp(argv[1], "badwrites") || !strcmp(argv[1], "misslot"))
+		return badwrites(id, tx, txmr, rx, dmr,
+				 strtoul(argv[4], NULL, 0), size,
+				 argv[1][0] == 'm');
 	if (!strcmp(argv[1], "stall") || !strcmp(argv[1], "vanish"))
 		return peer_wait(id, tx, txmr, rx, rxmr,
 				 argc == 6 ? strtoul(argv[4], NULL, 0) : 0,

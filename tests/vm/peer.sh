@@ -300,7 +300,8 @@ kp_test npu-atomics t_npu_atomic
 # through the NPU buffer's shadow (at the slot's offset), the server reads
 # each back the same way and checks every byte; 64 KiB messages: 16 slots
 # on the server (1 MiB), 8 on the client, spanning their buffers' pages.
-# Then bw,read, where the client checks what each READ brought.
+# Then bw,read, where the client checks what each READ brought, and
+# bw,imm, where the server checks each WRITE in its NPU slot.
 t_npu_validate() {
 	kp_verbs_share || return
 	PORT=$((PORT + 1))
@@ -323,6 +324,16 @@ t_npu_validate() {
 	dmesg | grep -q "krping_npu $CID: connection 0: 200 READs validated, every byte against the pattern of the server's slot it read (16 there, 16 here)" ||
 		{ kp_why "no client line for 200 READs: $(dmesg | grep "krping_npu $CID: connection" | tail -1)"; return 1; }
 	zero "the validated READ stream"
+	# bw,imm: the client's WRITEs land in the server's 16 NPU slots, each
+	# read back through the shadow as its immediate arrives
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,mem=npu" "addr=$A,port=$PORT,mem=npu,bw,imm,validate,size=65536,count=200"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "imm: srv=$SRV cli=$CLI"; return 1; }
+	dmesg | grep -q "krping_npu $SID: bw_imm: 200 messages validated, every byte against its number and its 0xff/0x00/0xaa/0x55 bands, 16 slots a connection" ||
+		{ kp_why "no server line for 200 WRITEs in 16 slots"; return 1; }
+	dmesg | grep -q "krping_npu $CID: connection 0: 200 messages sent, each written in its pattern first, from 8 slots into the server's 16, 8 in flight" ||
+		{ kp_why "no client line for 200 WRITEs: $(dmesg | grep "krping_npu $CID: connection" | tail -1)"; return 1; }
+	zero "the validated WRITE stream"
 }
 kp_test npu-validate t_npu_validate
 
