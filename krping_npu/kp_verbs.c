@@ -134,11 +134,76 @@ static void kp_qp_event(struct ib_event *ev, void *ctx)
 		rdma_notify(c->child_id ?: c->cm_id, IB_EVENT_COMM_EST);
 		return;
 	}
-	/* siw says so once a QP in the error state has flushed: no news */
-	if (ev->event == IB_EVENT_SQ_DRAINED)
+	/*
+	 * siw says so once a QP in the error state has flushed, and a
+	 * device with SRQs that such a QP takes no more of its receives:
+	 * no news
+	 */
+	if (ev->event == IB_EVENT_SQ_DRAINED ||
+	    ev->event == IB_EVENT_QP_LAST_WQE_REACHED)
 		return;
 	pr_err(KP_NAME " %u: QP event %s\n", c->t->rec->id,
 	       ib_event_msg(ev->event));
+}
+
+static void kp_srq_event(struct ib_event *ev, void *ctx)
+{
+	struct kp_conn *c = ctx;
+
+	pr_err(KP_NAME " %u: SRQ event %s\n", c->t->rec->id,
+	       ib_event_msg(ev->event));
+}
+
+/*
+ * srq: the connection's shared receive queue, as deep as its receive
+ * queue would be (perftest --use_srq); a server's serves one QP, so a
+ * client of more is refused before any is set up (kp_run_server()).
+ */
+static int kp_srq_create(struct kp_conn *c, struct ib_device *dev,
+			 u32 depth)
+{
+	struct ib_srq_init_attr attr = {
+		.event_handler = kp_srq_event,
+		.srq_context = c,
+		.attr = { .max_wr = depth, .max_sge = c->t->opts.sge },
+		.srq_type = IB_SRQT_BASIC,
+	};
+
+	if (dev->attrs.max_srq <= 0 || dev->attrs.max_srq_wr < (int)depth ||
+	    dev->attrs.max_srq_sge < (int)c->t->opts.sge) {
+		kp_err(c->t, "srq: %s has %d SRQs of %d work requests, %d SGEs; we need one of %u, %u",
+		       dev_name(&dev->dev), dev->attrs.max_srq,
+		       dev->attrs.max_srq_wr, dev->attrs.max_srq_sge, depth,
+		       c->t->opts.sge);
+		return -EOPNOTSUPP;
+	}
+	c->srq = ib_create_srq(c->pd, &attr);
+	if (IS_ERR(c->srq)) {
+		int ret = PTR_ERR(c->srq);
+
+		c->srq = NULL;
+		kp_err(c->t, "ib_create_srq(%u): %d", depth, ret);
+		return ret;
+	}
+	c->srq_recvs = 0;
+	return 0;
+}
+
+/* A chain of receives, to the SRQ where the QP has one. */
+static int kp_post_rq(struct kp_conn *c, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad)
+{
+	const struct ib_recv_wr *p;
+	int ret;
+
+	*bad = wr;	/* a driver may fail a post without setting it */
+	if (!c->srq)
+		return ib_post_recv(c->qp, wr, bad);
+	ret = ib_post_srq_recv(c->srq, wr, bad);
+	/* those before the bad one were posted */
+	for (p = wr; p && (!ret || p != *bad); p = p->next)
+		c->srq_recvs++;
+	return ret;
 }
 
 static int kp_ctrl_alloc(struct kp_conn *c, void **msg, u64 *dma)
@@ -289,6 +354,12 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		return ret;
 	}
 
+	if (c->t->opts.srq) {
+		ret = kp_srq_create(c, dev, rq_depth);
+		if (ret)
+			return ret;
+	}
+
 	qp_attr.event_handler = kp_qp_event;
 	qp_attr.qp_context = c;
 	qp_attr.send_cq = c->cq;
@@ -298,6 +369,12 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	qp_attr.cap.max_recv_wr = rq_depth + 1;
 	qp_attr.cap.max_send_sge = c->t->opts.sge;
 	qp_attr.cap.max_recv_sge = c->t->opts.sge;
+	/* srq: no receive queue of its own, and no drain marker for one */
+	if (c->srq) {
+		qp_attr.srq = c->srq;
+		qp_attr.cap.max_recv_wr = 0;
+		qp_attr.cap.max_recv_sge = 0;
+	}
 	if (c->t->opts.rw) {
 		/* rdma_rw_init_qp() adds their work requests to the queue */
 		qp_attr.port_num = id->port_num;
@@ -437,11 +514,24 @@ static int kp_cq_process(struct kp_conn *c, int max)
 	return n;
 }
 
+/*
+ * srq: the send queue alone.  The SRQ's receives never flush with the
+ * QP, and go with the SRQ; newer cores' drain (6.12's) waits for the
+ * device's LAST_WQE_REACHED, which siw never sends (a minute lost).
+ */
+static void kp_drain_qp(struct kp_conn *c)
+{
+	if (c->srq)
+		ib_drain_sq(c->qp);
+	else
+		ib_drain_qp(c->qp);
+}
+
 static void kp_drain_work(struct work_struct *work)
 {
 	struct kp_conn *c = container_of(work, struct kp_conn, drain_work);
 
-	ib_drain_qp(c->qp);
+	kp_drain_qp(c);
 	complete(&c->drained);
 }
 
@@ -467,7 +557,7 @@ static void kp_drain(struct kp_conn *c)
 		return;
 	}
 	if (c->cq->poll_ctx != IB_POLL_DIRECT) {
-		ib_drain_qp(c->qp);
+		kp_drain_qp(c);
 		return;
 	}
 	INIT_WORK(&c->drain_work, kp_drain_work);
@@ -509,6 +599,13 @@ void kp_free_verbs(struct kp_conn *c)
 		mutex_unlock(&c->npu_lock);
 		wake_up_all(&c->t->wq);
 		atomic_dec(&kp_live.qps);
+	}
+	/* its receives never complete: they go with it, before their buffers */
+	if (c->srq) {
+		kp_info(c->t, "connection %u: %llu receives posted through its SRQ, none to the QP",
+			c->idx, c->srq_recvs);
+		ib_destroy_srq(c->srq);
+		c->srq = NULL;
 	}
 	kp_stats_free(c);
 	if (c->pd) {
@@ -784,7 +881,7 @@ int kp_post_recv(struct kp_conn *c)
 		return 0;
 	trace_kp_post_recv(c->t->rec->id, c->idx, c->qp->qp_num, KP_WR_RECV,
 			   -1, KP_CTRL_SIZE, IB_SEND_SIGNALED, 1);
-	ret = ib_post_recv(c->qp, &wr, &bad);
+	ret = kp_post_rq(c, &wr, &bad);
 	if (ret)
 		kp_err(c->t, "ib_post_recv: %d", ret);
 	else
@@ -840,7 +937,7 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 					   KP_WR_DATA_RECV, -1, c->t->size, IB_SEND_SIGNALED,
 					   nsge);
 		bad = wr;	/* a driver may fail a post without setting it */
-		ret = ib_post_recv(c->qp, wr, &bad);
+		ret = kp_post_rq(c, wr, &bad);
 		if (ret) {
 			kp_err(c->t, "ib_post_recv(data): %d", ret);
 			/* those before the bad one were posted */

@@ -481,6 +481,8 @@ struct kp_conn {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
+	struct ib_srq *srq;	/* srq: where the QP's receives go */
+	u64 srq_recvs;		/* srq: receives posted through it */
 	u32 sq_depth;
 	u32 cq_depth;
 	u32 max_inline;		/* bytes a WRITE may carry inline, 0: none */

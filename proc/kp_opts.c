@@ -214,6 +214,9 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		KP_F(recv_post_list), 1, KP_MAX_POST_LIST,
 		"server",
 		"post the data receives of a bw,send or bw_imm stream (a client's bw with send or imm) this many to a chain, one ib_post_recv() each, as perftest --recv_post_list: the first fill is whole chains, and a chain goes again once that many have been used (default: each batch as it is used, up to 16 a chain); the server's dmesg line says how many went in how many chains.  A server given no mode refuses a client of another mode (EINVAL), as a server given bw,send does (EPROTO)" },
+	[KP_OPT_SRQ] = { "srq", KP_T_FLAG, KP_F(srq), 0, 0,
+		"server; client, slat",
+		"this side's receives, control and data, through a shared receive queue (perftest --use_srq): ib_create_srq() as deep as the receive queue would be, the QP created on it with no receive queue of its own, every receive posted with ib_post_srq_recv(); the receives are taken in the order posted, as from a receive queue.  perftest has one on an ib_send_bw server and on both sides of ib_send_lat: so a server of any mode (its QPs are made before the client names one), a client of slat.  The side's dmesg line counts the receives posted through its SRQ.  A device without SRQs is refused before connecting (EOPNOTSUPP).  One SRQ to a connection: a server's SRQ serves one QP, and a client of qps=N is refused before any of its connections is set up (the server ends EOPNOTSUPP, the client's connect is rejected: ECONNREFUSED), where perftest -q N shares one SRQ among its QPs.  The SRQ's receives do not flush when the QP goes to error: a wait for one ends at the CM's word, a probe's failure or the timeout.  Not with mem=npu: an SRQ's receives do not flush with the QP, so NPU memory's free callback could not fence them (EINVAL)" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -869,6 +872,15 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 			       o->post_list, o->cq_mod);
 			return -EINVAL;
 		}
+	}
+	if (o->srq && o->role == KP_ROLE_CLIENT && o->mode != KP_MODE_SLAT) {
+		kp_err(err, errlen, "'srq' is for a server, or a slat client (as perftest --use_srq): a %s client posts control receives only",
+		       kp_mode_name(o->mode));
+		return -EINVAL;
+	}
+	if (o->srq && o->mem == KP_MEM_NPU) {
+		kp_err(err, errlen, "'srq' with mem=npu: an SRQ's receives do not flush with the QP, so NPU memory's free callback could not fence them");
+		return -EINVAL;
 	}
 	if (o->recv_post_list && o->role != KP_ROLE_SERVER) {
 		kp_err(err, errlen, "'recv_post_list' chains the data receives of a bw,send or bw_imm server, not a %s's",

@@ -302,7 +302,7 @@ static void test_help(void)
 		"rw", "light", "inline=", "cq_mod=1..1024", "alat",
 		"atomic=fadd|cas", "qp_timeout=0..31", "retry_count=0..7",
 		"rate_limit=1..10000000", "burst_size=1..1024",
-		"post_list=1..64", "recv_post_list=1..64",
+		"post_list=1..64", "recv_post_list=1..64", "srq",
 	};
 	unsigned int i;
 
@@ -867,9 +867,28 @@ static void test_stream_validate(void)
 		   "from the client alone, through its own slots: not with 'rw'");
 }
 
+/* srq: a server's, or a slat client's, as perftest --use_srq */
+static void test_srq(void)
+{
+	expect_ok("server,addr=192.0.2.1,port=9,srq");
+	KT_CHECK(o.srq && o.mode == KP_MODE_PING, "a server of any mode");
+	expect_ok("server,addr=192.0.2.1,port=9,bw,send,srq,recv_post_list=8");
+	KT_CHECK(o.srq && o.recv_post_list == 8, "a bw,send server with chains");
+	expect_ok(BASE ",slat,srq,size=64");
+	KT_CHECK(o.srq && o.mode == KP_MODE_SLAT, "a slat client");
+	expect_err(BASE ",bw,send,srq", -EINVAL,
+		   "'srq' is for a server, or a slat client (as perftest --use_srq): a bw client");
+	expect_err(BASE ",rlat,srq", -EINVAL, "a rlat client posts control receives only");
+	expect_err("server,addr=192.0.2.1,port=9,srq,mem=npu", -EINVAL,
+		   "an SRQ's receives do not flush with the QP");
+	expect_err(BASE ",slat,srq,mem=npu", -EINVAL, "'srq' with mem=npu");
+	expect_err(BASE ",slat,srq=1", -EINVAL, "takes no value");
+}
+
 int main(void)
 {
 	test_stream_validate();
+	test_srq();
 	test_recv_post_list();
 	test_post_list();
 	test_rate_limit();

@@ -273,6 +273,11 @@ while [ $rep -lt "$REPS" ]; do
 			# (ib_write_lat has no -e: wlat's events run is imm, not its twin)
 			theirs ib_read_lat rlat $size 1 events; ours rlat $size host 1 events
 			theirs ib_send_lat slat $size 1 events; ours slat $size host 1 events
+			# receives through an SRQ on both sides (perftest
+			# --use_srq on both of its commands, ours srq on both)
+			variant srq 1 "" ",srq" ",srq" "--use_srq"
+			theirs ib_send_lat slat $size; ours slat $size host
+			variant
 			# atomics: 8 bytes, fetch-and-add (perftest -A's
 			# default); ours and theirs set size, the loop's too
 			theirs ib_atomic_lat alat 8; ours alat 8 host; ours alat 8 npu
@@ -297,6 +302,10 @@ while [ $rep -lt "$REPS" ]; do
 		variant list8 8 8 "" ",post_list=8" "-l 8"
 		ours bw $size host; theirs ib_write_bw bw $size
 		variant rlist8 8 "" ",recv_post_list=8" "" "--recv_post_list=8"
+		theirs ib_send_bw bw_send $size; ours bw_send $size host
+		# the server's receives through an SRQ (perftest --use_srq
+		# on both commands, which its client ignores; our server's srq)
+		variant srq 1 "" ",srq" "" "--use_srq"
 		theirs ib_send_bw bw_send $size; ours bw_send $size host
 		variant
 		# CPU over the same window, both tools

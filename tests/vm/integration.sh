@@ -410,6 +410,65 @@ t_write_validate() {
 }
 kp_test write-validate t_write_validate
 
+# srq (perftest --use_srq): a server whose receives, control and data, go
+# through an SRQ of its own serves a bw,send stream, and a slat ping-pong
+# whose client has one too; each side's dmesg line counts the receives
+# posted through it, at least one a message it took, and a side without
+# one has no line.  A qps=2 client is refused by the server, whose SRQ
+# serves one QP, before any connection is set up, saying so.
+t_srq() {
+	kp_verbs_share || return
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,size=4096,count=400"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "bw,send: srv=$SRV cli=$CLI"; return 1; }
+	kp_check_bw "$(kp_res $CID | head -1)" 4096 400 bw_send || return 1
+	[ "$(kp_res $SID)" = "bw_send served #bytes=4096 #messages=400" ] || { kp_why "server: $(kp_res $SID)"; return 1; }
+	n=$(dmesg | sed -n "s/.*krping_npu $SID: connection 0: \([0-9]*\) receives posted through its SRQ, none to the QP\$/\1/p")
+	[ -n "$n" ] && [ "$n" -ge 400 ] || { kp_why "bw,send server: '$n' receives through its SRQ, want at least 400"; return 1; }
+	[ "$(dmesg | grep -c "krping_npu $CID: .* through its SRQ")" = 0 ] || { kp_why "a client without srq speaks of one"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,slat,srq,size=64,count=200"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "slat: srv=$SRV cli=$CLI"; return 1; }
+	[ "$(kp_num "$(kp_res $CID | head -1)" '#iterations')" = 200 ] || { kp_why "slat: $(kp_res $CID | head -1)"; return 1; }
+	for id in $SID $CID; do
+		n=$(dmesg | sed -n "s/.*krping_npu $id: connection 0: \([0-9]*\) receives posted through its SRQ, none to the QP\$/\1/p")
+		[ -n "$n" ] && [ "$n" -ge 200 ] || { kp_why "slat $id: '$n' receives through its SRQ, want at least 200"; return 1; }
+	done
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,size=4096,count=100,qps=2,timeout=3000"
+	[ "$SRV" = errno=95 ] && [ "$CLI" = errno=111 ] ||
+		{ kp_why "qps=2 into an SRQ server: srv=$SRV cli=$CLI, want errno=95 and errno=111"; return 1; }
+	dmesg | grep -q "krping_npu $SID: srq: this server's SRQ serves one connection, and the client asks for 2 (perftest -q N shares one among them)" ||
+		{ kp_why "qps=2: no server line saying why"; return 1; }
+	kp_idle "the refused qps=2" || return 1
+	kp_log "srq: bw,send of 400 x 4 KiB and slat of 200 through SRQs; qps=2 refused before any connection"
+}
+kp_test srq t_srq
+
+# srq, as the core tracks it (6.1 on): while a bw,send stream runs, rdma's
+# resource view shows krping_npu's SRQ with the QP that takes from it.
+t_srq_restrack() {
+	kp_verbs_share || return
+	rdma resource show srq > /dev/null 2>&1 || kp_skipped "rdma resource show srq: $(rdma resource show srq 2>&1 | head -1) (the core tracks SRQs from 5.15)" || return
+	PORT=$((PORT + 1))
+	kp_serve "server,addr=$A,port=$PORT,srq"
+	sp=$spid
+	kpwrite "client,addr=$A,port=$PORT,bw,send,size=4096,duration=2" > /tmp/cli.out &
+	cp=$!
+	i=0 seen=""
+	while [ $i -lt 40 ]; do
+		seen=$(rdma resource show srq 2>/dev/null | grep 'comm \[krping_npu\]' | grep ' lqpn [0-9]')
+		[ -n "$seen" ] && break
+		sleep 0.1; i=$((i + 1))
+	done
+	wait $sp; wait $cp
+	[ -n "$seen" ] || { kp_why "no SRQ of krping_npu with a QP: $(rdma resource show srq 2>&1 | head -3 | tr '\n' '|')"; return 1; }
+	grep -q ret= /tmp/srv.out && grep -q ret= /tmp/cli.out ||
+		{ kp_why "bw,send: server $(cat /tmp/srv.out), client $(cat /tmp/cli.out)"; return 1; }
+	kp_log "srq as rdma shows it: $seen"
+}
+kp_test srq-restrack t_srq_restrack
+
 # cq=CTX: the core's CQ API in each poll context (ib_alloc_cq()), every
 # mode family on it.  Both sides' CQs are the core's in that context, as
 # rdma's resource view shows them while a stream runs (its value, which
