@@ -317,6 +317,27 @@ static int kp_bw_post(struct kp_conn *c)
 	return 0;
 }
 
+/* The timed stream's own end: its figure, and what it did. */
+static void kp_bw_report(struct kp_conn *c)
+{
+	struct kp_stream *st = &c->stream;
+
+	if (st->list > 1)
+		kp_info(c->t, "connection %u: %llu messages posted in %llu chains of up to %u",
+			c->idx, st->done, st->chains, st->list);
+	kp_stats_bw(c, st->done, st->end_ns - st->run.start_ns);
+	if (c->t->validate && st->kind == KP_WR_READ)
+		kp_info(c->t, "connection %u: %llu READs validated, every byte against the pattern of the server's slot it read (%u there, %u here)",
+			c->idx, c->val_msgs, c->val_peer, c->val_slots);
+	else if (c->t->validate && c->t->mode == KP_MODE_BW_IMM)
+		kp_info(c->t, "connection %u: %llu messages sent, each written in its pattern first, from %u slots into the server's %u, %u in flight",
+			c->idx, c->val_seq, c->val_slots, c->val_peer,
+			st->depth);
+	else if (c->t->validate)
+		kp_info(c->t, "connection %u: %llu messages sent, each written in its pattern first, from %u slots",
+			c->idx, c->val_seq, c->val_slots);
+}
+
 /* @n completions of the stream reaped; its result once it is over. */
 static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 {
@@ -354,6 +375,14 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 		/* our hello's and skips' own completions */
 		if (wc[i].wr_id == KP_WR_SEND || wc[i].wr_id == KP_WR_SKIP)
 			continue;
+		/* duplex bw,send: the peer's stream, into our receives */
+		if (kp_dx_send(c->t) && (wc[i].wr_id == KP_WR_RECV ||
+					 wc[i].wr_id == KP_WR_DATA_RECV)) {
+			ret = kp_send_dx_take(c, &wc[i]);
+			if (ret)
+				return ret;
+			continue;
+		}
 		/* a duplex peer finished first: keep its FIN */
 		if (wc[i].wr_id == KP_WR_RECV) {
 			ret = kp_recv_keep(c, &wc[i]);
@@ -364,28 +393,27 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 		kp_err(c->t, "bw: unexpected completion %llu", wc[i].wr_id);
 		return -EPROTO;
 	}
-	if (timed)
+	/* duplex bw,send: its receives again, once for what was taken */
+	if (kp_dx_send(c->t)) {
+		ret = kp_send_dx_repost(c);
+		if (ret)
+			return ret;
+	}
+	/* a duplex side's run is over at its own end (kp_stats_bw()) */
+	if (timed && !st->end_ns)
 		kp_run_tick(c, st->done, st->now);
 	if (!st->stop || st->done < st->posted)
 		return 0;
-	c->stream.over = true;
-	if (!timed)
+	if (!timed) {
+		c->stream.over = true;
 		return 0;
-	st->end_ns = kp_clock_now(&c->t->clk);
-	if (st->list > 1)
-		kp_info(c->t, "connection %u: %llu messages posted in %llu chains of up to %u",
-			c->idx, st->done, st->chains, st->list);
-	kp_stats_bw(c, st->done, st->end_ns - st->run.start_ns);
-	if (c->t->validate && st->kind == KP_WR_READ)
-		kp_info(c->t, "connection %u: %llu READs validated, every byte against the pattern of the server's slot it read (%u there, %u here)",
-			c->idx, c->val_msgs, c->val_peer, c->val_slots);
-	else if (c->t->validate && c->t->mode == KP_MODE_BW_IMM)
-		kp_info(c->t, "connection %u: %llu messages sent, each written in its pattern first, from %u slots into the server's %u, %u in flight",
-			c->idx, c->val_seq, c->val_slots, c->val_peer,
-			st->depth);
-	else if (c->t->validate)
-		kp_info(c->t, "connection %u: %llu messages sent, each written in its pattern first, from %u slots",
-			c->idx, c->val_seq, c->val_slots);
+	}
+	if (!st->end_ns) {
+		st->end_ns = kp_clock_now(&c->t->clk);
+		kp_bw_report(c);
+	}
+	/* duplex bw,send: the loop runs on to the peer's last message */
+	c->stream.over = !kp_dx_send(c->t) || c->sink_over;
 	return 0;
 }
 

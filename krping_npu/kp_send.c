@@ -329,6 +329,57 @@ int kp_send_sink(struct kp_test *t)
 }
 
 /*
+ * duplex bw,send: a receive of the peer's stream, reaped by our own
+ * stream's loop (kp_bw_reap()).  Each data message's receive is owed
+ * back (kp_send_dx_repost()); the one marked last queues the control
+ * receives again, and a control message after it (the peer's FIN) is
+ * kept.
+ */
+int kp_send_dx_take(struct kp_conn *c, const struct ib_wc *wc)
+{
+	bool last = false;
+	u32 got = 0;
+	int ret;
+
+	if (c->sink_over) {
+		if (wc->wr_id == KP_WR_RECV)
+			return kp_recv_keep(c, wc);
+		kp_err(c->t, "duplex: a data message of %u bytes after the peer's last",
+		       wc->byte_len);
+		return -EPROTO;
+	}
+	ret = kp_send_take(c, wc, &got, &last);
+	if (ret || !got)
+		return ret;
+	c->sink_done++;
+	c->rq_owed++;
+	if (!last)
+		return 0;
+	if (c->sink_done != c->rq_total) {
+		kp_err(c->t, "duplex: the peer's stream ended at message %llu of %llu",
+		       c->sink_done, c->rq_total);
+		return -EPROTO;
+	}
+	c->sink_over = true;
+	kp_info(c->t, "connection %u: duplex: the peer's %llu messages taken, in as many receives",
+		c->idx, c->sink_done);
+	return kp_rq_restore(c);
+}
+
+/*
+ * ... and after a reap, the receives taken posted again in one chain,
+ * while the peer has messages to come (c->rq_total: none is left over
+ * to skip at the end).
+ */
+int kp_send_dx_repost(struct kp_conn *c)
+{
+	u32 n = min_t(u64, c->rq_owed, c->rq_total - c->rq_posted);
+
+	c->rq_owed = 0;
+	return n ? kp_post_data_recv(c, n) : 0;
+}
+
+/*
  * bw,send's server, after its SKIP: take the client's skips in the data
  * receives left over, so none is posted on the buffer when it goes.
  */

@@ -374,6 +374,26 @@ static int kp_hello_status(struct kp_conn *c, const char *what)
 	return -(int)status;
 }
 
+/*
+ * A size's data receives start: none posted or owed; duplex bw,send's
+ * bounded by the @total messages the peer will send, so none is left
+ * over when its stream ends (kp_send_dx_take()).
+ */
+static int kp_test_rq_start(struct kp_conn *c, u64 total)
+{
+	c->rq_owed = 0;
+	c->rq_posted = 0;
+	c->rq_chains = 0;
+	c->rq_total = kp_dx_send(c->t) ? total : 0;
+	c->sink_done = 0;
+	c->sink_over = false;
+	if (kp_dx_send(c->t) && !total) {
+		kp_err(c->t, "duplex bw_send: the peer sends nothing");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* A connection's part of a size, from HELLO to the HELLO_ACK. */
 static int kp_test_client_open(struct kp_conn *c)
 {
@@ -386,9 +406,14 @@ static int kp_test_client_open(struct kp_conn *c)
 		return ret;
 	c->imm_seq = 0;
 	c->val_seq = 0;
-	if (c->t->mode == KP_MODE_SLAT) {
-		/* the server's answers: behind what the ACK leaves */
-		ret = kp_rq_hold(c, 1);
+	if (c->t->mode == KP_MODE_SLAT || kp_dx_send(c->t)) {
+		/*
+		 * the server's answers, or (duplex) its stream of count
+		 * messages: behind what the ACK leaves
+		 */
+		ret = kp_test_rq_start(c, c->t->count) ?:
+		      kp_rq_hold(c, kp_dx_send(c->t) ?
+				 min_t(u64, c->rq_data_max, c->rq_total) : 1);
 		if (ret)
 			return ret;
 		skip = c->rq_ctrl - 1;
@@ -438,7 +463,8 @@ static int kp_test_client_close(struct kp_conn *c, bool more)
 {
 	int ret;
 
-	if (kp_mode_sink(c->t->mode)) {
+	/* duplex bw,send posted no receive the server's stream left over */
+	if (kp_mode_sink(c->t->mode) && !kp_dx_send(c->t)) {
 		/* the server's data receives left over take skips too */
 		ret = kp_check_hello(c, KP_MSG_SKIP, false);
 		if (ret)
@@ -511,7 +537,7 @@ static int kp_test_run(struct kp_test *t)
 		return client ? kp_lanes_bw(t) : kp_test_served(t);
 	case KP_MODE_BW_SEND:
 	case KP_MODE_BW_IMM:
-		return client ? kp_lanes_bw(t) : kp_send_sink(t);
+		return client || t->duplex ? kp_lanes_bw(t) : kp_send_sink(t);
 	default:
 		return kp_test_served(t);
 	}
@@ -717,13 +743,24 @@ static int kp_test_check(struct kp_conn *c)
 		       rate);
 		return -EINVAL;
 	}
-	if (duplex && mode != KP_MODE_BW && mode != KP_MODE_BW_READ) {
+	if (duplex && mode != KP_MODE_BW && mode != KP_MODE_BW_READ &&
+	    mode != KP_MODE_BW_SEND) {
 		kp_err(t, "client asks for a duplex %s", kp_mode_name(mode));
+		return -EINVAL;
+	}
+	/* each side posts as many receives as the other sends: a count */
+	if (duplex && mode == KP_MODE_BW_SEND &&
+	    (!count || (h->flags & KP_HELLO_IMM) || t->opts.recv_post_list)) {
+		kp_err(t, "client asks for a duplex bw_send %s",
+		       !count ? "by duration (each side posts the receives of the other's count)" :
+		       t->opts.recv_post_list ? "of this server, given recv_post_list" :
+		       "with immediates");
 		return -EINVAL;
 	}
 	if (validate && ((mode != KP_MODE_BW_SEND && mode != KP_MODE_BW_READ &&
 			  mode != KP_MODE_BW_IMM) ||
-			 (mode == KP_MODE_BW_READ && duplex) ||
+			 ((mode == KP_MODE_BW_READ || mode == KP_MODE_BW_SEND) &&
+			  duplex) ||
 			 (mode == KP_MODE_BW_IMM && size > KP_VAL_IMM_MAX) ||
 			 size < KP_STREAM_MIN)) {
 		kp_err(t, "client asks to validate a %s%s stream of %u-byte messages (bw,send, bw,imm up to %u, or bw,read without duplex, of at least %u)",
@@ -781,7 +818,8 @@ static int kp_test_check(struct kp_conn *c)
 	if (ret)
 		return ret;
 	/* slat: the client's control receives ahead of its data receive */
-	ret = kp_test_skips(c, mode == KP_MODE_SLAT ? KP_RQ_DEPTH : 0);
+	ret = kp_test_skips(c, mode == KP_MODE_SLAT ||
+			    (duplex && mode == KP_MODE_BW_SEND) ? KP_RQ_DEPTH : 0);
 	if (ret < 0)
 		return ret;
 	c->skip_out = ret;
@@ -800,9 +838,10 @@ static int kp_test_recvs(struct kp_conn *c)
 	if (!kp_mode_send(c->t->mode))
 		return 0;
 	c->rq_list = kp_mode_sink(c->t->mode) ? list : 0;
-	c->rq_owed = 0;
-	c->rq_posted = 0;
-	c->rq_chains = 0;
+	/* duplex: the client's warm-up and count, as many receives */
+	ret = kp_test_rq_start(c, (u64)c->t->warmup + c->t->count);
+	if (ret)
+		return ret;
 	c->val_msgs = 0;
 	/*
 	 * validate: a receive a slot, each poisoned; bw_imm's for half the
@@ -812,6 +851,8 @@ static int kp_test_recvs(struct kp_conn *c)
 	fill = !c->t->validate ? c->rq_data_max :
 	       c->t->mode == KP_MODE_BW_IMM ?
 	       min(c->val_slots / 2, c->rq_data_max) : c->val_slots;
+	if (kp_dx_send(c->t))
+		fill = min_t(u64, fill, c->rq_total);
 	if (list > fill) {
 		kp_err(c->t, "recv_post_list=%u: the receive queue has room for %u data receives%s",
 		       list, fill, !c->t->validate ? "" :
@@ -866,7 +907,7 @@ static int kp_test_server_close(struct kp_conn *c)
 	const struct kp_hello *h = c->recv_msg;
 	int ret;
 
-	if (kp_mode_sink(t->mode)) {
+	if (kp_mode_sink(t->mode) && !kp_dx_send(t)) {
 		ret = kp_send_hello(c, KP_MSG_SKIP, 0, 0, c->rq_data) ?:
 		      kp_send_flush(c);
 		if (ret)

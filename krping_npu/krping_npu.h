@@ -560,6 +560,13 @@ struct kp_conn {
 	u32 rq_list;		/* 0: each batch as it is used */
 	u32 rq_owed;		/* used, not yet posted again */
 	u64 rq_posted;		/* data receives posted this size */
+	/*
+	 * duplex bw,send: the peer's messages this size, as many receives
+	 * as are posted (none left over), those taken, and its last seen
+	 */
+	u64 rq_total;
+	u64 sink_done;
+	bool sink_over;
 	u64 rq_chains;		/* ... in this many ib_post_recv() calls */
 	u32 skip_in;		/* skips still to come from the peer */
 	u32 skip_out;		/* skips to send the peer before our data */
@@ -795,6 +802,14 @@ int kp_wlat_run(struct kp_conn *c);
 int kp_slat_run(struct kp_conn *c);
 int kp_send_sink(struct kp_test *t);
 int kp_send_flush(struct kp_conn *c);
+int kp_send_dx_take(struct kp_conn *c, const struct ib_wc *wc);
+int kp_send_dx_repost(struct kp_conn *c);
+
+/* duplex bw,send: each side streams SENDs into the other's receives */
+static inline bool kp_dx_send(const struct kp_test *t)
+{
+	return t->duplex && t->mode == KP_MODE_BW_SEND;
+}
 int kp_bw_lane(struct kp_conn *c, bool timed);
 int kp_bw_skips(struct kp_conn *c);
 void kp_bw_start(struct kp_conn *c, u64 warm);

@@ -98,7 +98,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"test mode: RDMA WRITE bandwidth, txdepth writes in flight, as ib_write_bw" },
 	[KP_OPT_DUPLEX] = { "duplex", KP_T_FLAG, KP_F(duplex), 0, 0,
 		"bw",
-		"both sides stream at once: WRITEs, or with read READs of each other's buffer (perftest -b)" },
+		"both sides stream at once: WRITEs, or with read READs of each other's buffer, or with send SENDs into each other's receives (perftest -b).  duplex send: each side posts exactly the receives the other's count (and the client's warm-up) needs, so none is left over, and reaps the other's messages in its own stream's loop, which runs on past its own last message to the other's; its figure is its own stream's (its CPU time too, which leaves out the reaping after its own end); the server's stream starts at its ACK, while the client's warm-up runs, and its receives run out (RNR retries, in its figure) while a client's connection is not reaped (cpus= threads lining up).  count= only (not duration=), not with validate or imm (EINVAL), nor into a server given recv_post_list= (EINVAL)" },
 	[KP_OPT_TIMEOUT] = { "timeout", KP_T_U32, KP_F(timeout_ms), 100, 3600000,
 		"",
 		"bound of every wait (resolve, connect, completion), ms (default 10000)" },
@@ -142,7 +142,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"test mode: SEND/RECV ping-pong latency, as ib_send_lat" },
 	[KP_OPT_SEND] = { "send", KP_T_FLAG, KP_F(bw_send), 0, 0,
 		"bw",
-		"a stream of SENDs into receives the server keeps posted (test bw_send, as ib_send_bw); not with read or duplex" },
+		"a stream of SENDs into receives the server keeps posted (test bw_send, as ib_send_bw); not with read; with duplex both ways" },
 	[KP_OPT_QPS] = { "qps", KP_T_U32, KP_F(qps), 1, KP_MAX_QPS,
 		"client, bw",
 		"this many connections (QPs) to the server for one test, each streaming count messages (perftest -q N); the server follows the client (default 1)" },
@@ -1017,8 +1017,10 @@ static int kp_opts_check(const struct kp_opts *o, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	}
-	if (o->bw_send && o->duplex) {
-		kp_err(err, errlen, "'duplex' streams WRITEs or READs both ways; not with 'send'");
+	/* each side posts the receives of the other's count, no more */
+	if (o->bw_send && o->duplex && (o->duration_s || o->validate)) {
+		kp_err(err, errlen, "'duplex' with 'send' streams count messages each way, %s",
+		       o->duration_s ? "not for a duration" : "not validated");
 		return -EINVAL;
 	}
 	if (o->mode == KP_MODE_PING && o->size < KP_PING_MIN_SIZE) {

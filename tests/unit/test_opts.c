@@ -481,7 +481,8 @@ static void test_perftest_opts(void)
 	expect_err(BASE ",send", -EINVAL, "'send' needs 'bw'");
 	expect_err(BASE ",slat,send", -EINVAL, "'send' needs 'bw'");
 	expect_err(BASE ",bw,send,read", -EINVAL, "two different streams");
-	expect_err(BASE ",bw,send,duplex", -EINVAL, "not with 'send'");
+	expect_ok(BASE ",bw,send,duplex");
+	KT_CHECK(o.duplex && o.mode == KP_MODE_BW_SEND, "bw,send,duplex: both ways");
 	expect_err(BASE ",slat,gbits", -EINVAL, "'gbits' is for a bw client");
 	expect_err(BASE ",slat,wlat", -EINVAL, "one test mode only");
 	expect_err(BASE ",slat,validate", -EINVAL, "applies to ping, bw,send, bw,read and bw,imm");
@@ -867,6 +868,20 @@ static void test_stream_validate(void)
 		   "from the client alone, through its own slots: not with 'rw'");
 }
 
+/* duplex send: count messages each way, plain */
+static void test_send_duplex(void)
+{
+	expect_ok(BASE ",bw,send,duplex,size=4096,count=400,warmup=20");
+	KT_CHECK(o.duplex && o.mode == KP_MODE_BW_SEND, "bw,send,duplex");
+	expect_ok(BASE ",bw,send,duplex,qps=2,cpus=0:1");
+	KT_CHECK(o.duplex && o.qps == 2, "on 2 QPs, a thread each");
+	expect_err(BASE ",bw,send,duplex,duration=2", -EINVAL,
+		   "'duplex' with 'send' streams count messages each way, not for a duration");
+	expect_err(BASE ",bw,send,duplex,validate", -EINVAL, "not validated");
+	expect_err(BASE ",bw,send,duplex,imm", -EINVAL, "not with 'duplex'");
+	expect_err(BASE ",bw,send,read,duplex", -EINVAL, "two different streams");
+}
+
 /* srq: a server's, or a slat client's, as perftest --use_srq */
 static void test_srq(void)
 {
@@ -889,6 +904,7 @@ int main(void)
 {
 	test_stream_validate();
 	test_srq();
+	test_send_duplex();
 	test_recv_post_list();
 	test_post_list();
 	test_rate_limit();

@@ -250,6 +250,38 @@ t_bw_read_duplex() {
 }
 kp_test bw-read-duplex t_bw_read_duplex
 
+# bw,send,duplex (ib_send_bw -b): each side streams SENDs into the other's
+# receives, posting exactly as many as the other's count (the client's
+# warm-up too) needs, so that none is left over at the size's end, which
+# checks it; both records count their own stream, and each side's line
+# counts the other's messages it took: 4 KiB x 1500 after a warm-up of 30
+# (more than the 512 receives of a first fill: the reposts and their
+# bound run), 64 KiB x 100 on 2 QPs, 4 KiB x 1000 on 2 QPs a thread each.
+# By duration it is refused.
+t_send_duplex() {
+	kp_verbs_share || return
+	kp_ifs=$IFS
+	for m in "warmup=30:4096:1500:1:1530" "qps=2:65536:100:2:100" "qps=2,cpus=0-1:4096:1000:2:1000"; do
+		IFS=:
+		set -- $m
+		IFS=$kp_ifs
+		opt=$1 size=$2 count=$3 qps=$4 took=$5
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,duplex,$opt,size=$size,count=$count"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "$opt: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID | head -1)" $size $((count * qps)) bw_send &&
+			kp_check_bw "$(kp_res $SID | head -1)" $size $((count * qps)) bw_send || return 1
+		n=$(dmesg | grep -c "krping_npu $SID: connection [0-9]*: duplex: the peer's $took messages taken, in as many receives")
+		[ "$n" = "$qps" ] || { kp_why "$opt: $n server lines of $took messages taken, want $qps"; return 1; }
+		n=$(dmesg | grep -c "krping_npu $CID: connection [0-9]*: duplex: the peer's $count messages taken, in as many receives")
+		[ "$n" = "$qps" ] || { kp_why "$opt: $n client lines of $count messages taken, want $qps"; return 1; }
+	done
+	[ "$(kpwrite "client,addr=$A,port=$PORT,bw,send,duplex,duration=2")" = errno=22 ] ||
+		{ kp_why "duplex send by duration not refused"; return 1; }
+	kp_idle "the duplex SENDs"
+}
+kp_test send-duplex t_send_duplex
+
 # rate_limit= (perftest's software limiter): 400 writes of 4 KiB in
 # bursts of 8 paced to 2 MiB/s cannot average more than 2 x 400/392 MiB/s
 # (the last burst starts no earlier than the 392 messages before it
