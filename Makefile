@@ -2,6 +2,8 @@
 #
 #   make            build the modules against KDIR
 #   make unit       userspace unit tests of proc/ (seconds)
+#   make check      make test's checks that boot no VM: unit, W=1, sparse,
+#                   the files' dependency order, docs (two minutes)
 #   make docs       the option tables of README.md and docs/grammar.md
 #   make test       everything: unit tests, build checks, the VM suites on
 #                   Debian 12's kernel and on every kernel of the matrix
@@ -107,6 +109,10 @@ setup:
 test:
 	scripts/setup matrix
 	tests/drivers/test
+
+# the part of make test that boots no VM: unit, W=1, sparse, deps, docs
+check:
+	KP_TEST_HOST_ONLY=1 tests/drivers/test
 
 test-debug:
 	tests/drivers/test-debug

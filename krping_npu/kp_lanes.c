@@ -409,3 +409,14 @@ int kp_lanes_bw(struct kp_test *t)
 		return ret;
 	return kp_stats_bw_lanes(t, t->opts.ncpus ?: 1);
 }
+
+/*
+ * bw,send's (and bw,imm's) server of qps=N: every connection's receives
+ * reaped in turn from this thread (kp_send_sink_now()), until each
+ * stream's last message is in.
+ */
+int kp_lanes_sink(struct kp_test *t)
+{
+	kp_send_sink_begin(t);
+	return kp_send_sink_end(t, kp_lanes_drive(t, 0, 1, kp_send_sink_now));
+}

@@ -272,30 +272,44 @@ static int kp_send_sink_step(struct kp_conn *c, bool wait)
 	return n;
 }
 
-static int kp_send_sink_now(struct kp_conn *c)
+/* a connection's step among several (kp_lanes_sink()): no waiting */
+int kp_send_sink_now(struct kp_conn *c)
 {
 	return kp_send_sink_step(c, false);
 }
 
-/* bw,send's server of the test's connection, or (qps=N) of all of them. */
-int kp_send_sink(struct kp_test *t)
+/* the clients' messages, for as long as they answer probes */
+void kp_send_sink_begin(struct kp_test *t)
 {
-	struct kp_conn *c0 = t->conns[0];
-	u64 total = 0, checked = 0;
 	u32 i;
-	int ret = 0;
 
-	/* the clients' messages, for as long as they answer probes */
 	for (i = 0; i < t->nconns; i++) {
 		kp_stream_reset(&t->conns[i]->stream);
 		kp_probe_begin(t->conns[i]);
 	}
-	if (t->nconns > 1)
-		ret = kp_lanes_drive(t, 0, 1, kp_send_sink_now);
+}
+
+/* bw,send's server of the test's one connection */
+int kp_send_sink(struct kp_test *t)
+{
+	struct kp_conn *c0 = t->conns[0];
+	int ret = 0;
+
+	kp_send_sink_begin(t);
 	while (!ret && !c0->stream.over) {
 		ret = kp_send_sink_step(c0, true);
 		ret = min(ret, 0);
 	}
+	return kp_send_sink_end(t, ret);
+}
+
+/* ... and of any number of them, once @ret says how their streams went */
+int kp_send_sink_end(struct kp_test *t, int ret)
+{
+	struct kp_conn *c0 = t->conns[0];
+	u64 total = 0, checked = 0;
+	u32 i;
+
 	for (i = 0; i < t->nconns; i++)
 		kp_probe_end(t->conns[i]);
 	if (ret)

@@ -532,7 +532,9 @@ static int kp_test_run(struct kp_test *t)
 		return client ? kp_lanes_bw(t) : kp_test_served(t);
 	case KP_MODE_BW_SEND:
 	case KP_MODE_BW_IMM:
-		return client || t->duplex ? kp_lanes_bw(t) : kp_send_sink(t);
+		if (client || t->duplex)
+			return kp_lanes_bw(t);
+		return t->nconns > 1 ? kp_lanes_sink(t) : kp_send_sink(t);
 	default:
 		return kp_test_served(t);
 	}

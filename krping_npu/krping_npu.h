@@ -800,7 +800,10 @@ int kp_test_server(struct kp_test *t);
 int kp_rlat_run(struct kp_conn *c);
 int kp_wlat_run(struct kp_conn *c);
 int kp_slat_run(struct kp_conn *c);
+void kp_send_sink_begin(struct kp_test *t);
+int kp_send_sink_now(struct kp_conn *c);
 int kp_send_sink(struct kp_test *t);
+int kp_send_sink_end(struct kp_test *t, int ret);
 int kp_send_flush(struct kp_conn *c);
 int kp_send_dx_take(struct kp_conn *c, const struct ib_wc *wc);
 int kp_send_dx_repost(struct kp_conn *c);
@@ -826,6 +829,7 @@ int kp_alat_run(struct kp_conn *c);
 /* kp_lanes.c: the loops of a test of several connections */
 int kp_lanes_cpus(struct kp_test *t);
 int kp_lanes_bw(struct kp_test *t);
+int kp_lanes_sink(struct kp_test *t);
 int kp_lanes_drive(struct kp_test *t, u32 first, u32 step,
 		   int (*fn)(struct kp_conn *c));
 
