@@ -56,7 +56,7 @@ iters() { case $1 in bw*) [ "$2" -ge 65536 ] && n=$((BW_N / 4)) || n=$BW_N ;;
 # (perftest -l and --recv_post_list want it), and completion moderation
 # CQM on both (empty: as cqm chooses); no argument: back to the plain rows
 variant() {
-	V_LABEL=${1:-} V_MULT=${2:-1} V_CQM=${3:-} V_SRV=${4:-} V_CLI=${5:-} V_PT=${6:-}
+	V_LABEL=${1:-} V_MULT=${2:-1} V_CQM=${3:-} V_SRV=${4:-} V_CLI=${5:-} V_PT=${6:-} V_SUM=${7:-}
 }
 variant
 
@@ -99,7 +99,31 @@ ours() {
 	st=
 	case $mode in bw*) ;; *) st="stalls=$(hist $CID "$n" |
 		stalls "$(kp_num "$(kp_res $CID)" 't_min[usec]')" "$(rtt_factor $mode)")" ;; esac
-	echo "KPBENCH $tool $label $size $(kp_res $CID | cut -d' ' -f2-) $st $(busy_pct "$(cat /tmp/busy0)" "$(cat /tmp/busy1)")"
+	res=$(kp_res $CID | cut -d' ' -f2-)
+	[ -z "$V_SUM" ] || res=$(bw_sum "$res" "$(kp_res $SID | cut -d' ' -f2-)")
+	echo "KPBENCH $tool $label $size $res $st $(busy_pct "$(cat /tmp/busy0)" "$(cat /tmp/busy1)")"
+}
+
+# bw_sum CLIENT SERVER: a duplex run's two results as one, as perftest -b
+# prints it: BW_peak, BW_average and MsgRate each the sum of both sides';
+# the rest the client's, without its CPU a GiB (one side's CPU over one
+# direction's bytes, where perftest's client process runs both; neither
+# is a figure to compare, so the row has none); a side with no figure
+# leaves the line without one
+bw_sum() {
+	echo "$1" | awk -v s="$2" 'BEGIN { n = split(s, f, " ")
+		for (i = 1; i <= n; i++) if (split(f[i], kv, "=") == 2) v[kv[1]] = kv[2] }
+		{ out = ""
+		  for (i = 1; i <= NF; i++) {
+			split($i, kv, "=")
+			if (kv[1] == "CPU[s/GiB]") continue
+			if (kv[1] ~ /^(BW_peak|BW_average|MsgRate)/) {
+				if (!(kv[1] in v)) continue
+				$i = sprintf("%s=%.6g", kv[1], kv[2] + v[kv[1]])
+			}
+			out = out (out == "" ? "" : " ") $i
+		  }
+		  print out }'
 }
 
 # A stall: a round trip 1 ms or more beyond the fastest of its run (a
@@ -195,7 +219,9 @@ theirs() {
 		# with -q N perftest's #iterations counts every QP's messages
 		gib=$(awk -v s="$size" -v n="$2" 'BEGIN { print s * n / 1073741824 }')
 		cps=$(awk -v c="$cpu" -v a="$sq0" -v b="$sq1" -v g="$gib" 'BEGIN { printf "%.4f", (c + b - a) / g }')
-		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$cps $(busy_pct "$b0" "$b1")"
+		# -b: the figures are both directions' sum (bw_sum), no CPU a GiB
+		if [ -n "$V_SUM" ]; then cps=; else cps="CPU[s/GiB]=$cps"; fi
+		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 $cps $(busy_pct "$b0" "$b1")"
 		;;
 	*)
 		# -U's samples ("i, usec" after "#, usec"), against their minimum
@@ -307,6 +333,12 @@ while [ $rep -lt "$REPS" ]; do
 		# on both commands, which its client ignores; our server's srq)
 		variant srq 1 "" ",srq" "" "--use_srq"
 		theirs ib_send_bw bw_send $size; ours bw_send $size host
+		# both directions at once (perftest -b on both commands, ours
+		# duplex on the client); each tool's figure both sides' sum
+		variant dx 1 "" "" ",duplex" "-b" 1
+		ours bw $size host; theirs ib_write_bw bw $size
+		theirs ib_read_bw bw_read $size; ours bw_read $size host
+		ours bw_send $size host; theirs ib_send_bw bw_send $size
 		variant
 		# CPU over the same window, both tools
 		[ $size = 64 ] || { win ours $size; win theirs $size; }
