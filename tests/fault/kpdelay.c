@@ -43,6 +43,7 @@
 #include <linux/module.h>
 #include <linux/kprobes.h>
 #include <linux/delay.h>
+#include <linux/timekeeping.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/err.h>
@@ -137,6 +138,20 @@ static void kpdelay_refuse(struct pt_regs *regs)
 #define KPDELAY_CAN_FAIL	0
 #endif
 
+/*
+ * Spin @ms by the clocksource, not mdelay(): its TSC loop ended a 2 s
+ * hold at once now and then under TCG, whose vCPUs' TSCs the kernel
+ * finds unsynchronized (a hit counted, no stall seen).  The fast
+ * accessor is safe where a kprobe runs.
+ */
+static void kpdelay_spin(unsigned int ms)
+{
+	u64 end = ktime_get_mono_fast_ns() + (u64)ms * NSEC_PER_MSEC;
+
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+}
+
 static int kpdelay_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	unsigned long arg = regs_get_kernel_argument(regs, 0);
@@ -163,7 +178,7 @@ static int kpdelay_pre(struct kprobe *p, struct pt_regs *regs)
 	for (i = 0; i < KPDELAY_SLOTS; i++)
 		if (!cmpxchg(&delaying[i], 0, arg ?: 1))
 			break;
-	mdelay(ms);
+	kpdelay_spin(ms);
 	if (i < KPDELAY_SLOTS)
 		WRITE_ONCE(delaying[i], 0);
 	return 0;
