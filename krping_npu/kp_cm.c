@@ -69,6 +69,21 @@ static struct kp_conn *kp_cm_claim(struct kp_test *t, struct rdma_cm_id *id,
  * state (child_id, the peer's depths, the error) is stored before the
  * state is published with release semantics.
  */
+/*
+ * ud, the client: the server's address, QP and qkey, from its SIDR
+ * reply.  The CM frees the event's address once this returns, so it is
+ * copied; the writer makes the address handle from it once the wait is
+ * over (a late reply must not touch verbs being freed), and the copy
+ * goes with the cm_id (kp_close_conns()).
+ */
+static void kp_ud_established(struct kp_conn *c, struct rdma_ud_param *p)
+{
+	rdma_copy_ah_attr(&c->ud_attr, &p->ah_attr);
+	c->ud_attr_held = true;
+	c->remote_qpn = p->qp_num;
+	c->remote_qkey = p->qkey;
+}
+
 static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct kp_conn *c = id->context;
@@ -92,13 +107,22 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		break;
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		/* already from our side: ib_cm and iw_cm swap the peer's */
-		c->req_responder_resources = ev->param.conn.responder_resources;
-		c->req_initiator_depth = ev->param.conn.initiator_depth;
+		if (!c->ud) {
+			c->req_responder_resources =
+				ev->param.conn.responder_resources;
+			c->req_initiator_depth = ev->param.conn.initiator_depth;
+		}
 		state = KP_CM_CONNECT_REQUEST;
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		/* sticky: a quick peer may disconnect before we look */
-		WRITE_ONCE(c->established, true);
+		/* ud: the server's answer; its attributes go with the event */
+		if (c->ud)
+			kp_ud_established(c, &ev->param.ud);
+		/*
+		 * sticky: a quick peer may disconnect before we look; ud's
+		 * copies are visible first (kp_cm_reached())
+		 */
+		smp_store_release(&c->established, true);
 		state = KP_CM_CONNECTED;
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
@@ -146,8 +170,9 @@ static bool kp_cm_reached(struct kp_conn *c, enum kp_cm_state want)
 	/* pairs with kp_cma_handler()'s release of the state */
 	enum kp_cm_state state = smp_load_acquire(&c->cm_state);
 
+	/* pairs with the handler's release of established */
 	return state == want ||
-	       (want == KP_CM_CONNECTED && READ_ONCE(c->established));
+	       (want == KP_CM_CONNECTED && smp_load_acquire(&c->established));
 }
 
 /* Wait until the CM reaches @want; fail on an error state or timeout. */
@@ -315,6 +340,11 @@ static int kp_run_test(struct kp_test *t)
  */
 static void kp_disconnect(struct kp_conn *c, struct rdma_cm_id *id)
 {
+	/* ud: no connection to end, and the peer hears of none */
+	if (c->ud) {
+		kp_settle(c);
+		return;
+	}
 	if (!READ_ONCE(c->established))
 		return;
 	kp_settle(c);
@@ -326,7 +356,7 @@ static void kp_disconnect_wait(struct kp_conn *c, unsigned long start)
 {
 	long left = kp_time_left(start + msecs_to_jiffies(1000), jiffies);
 
-	if (!READ_ONCE(c->established) || !left)
+	if (c->ud || !READ_ONCE(c->established) || !left)
 		return;
 	wait_event_timeout(c->t->wq,
 			   READ_ONCE(c->cm_state) >= KP_CM_DISCONNECTED, left);
@@ -340,8 +370,9 @@ static int kp_cm_create(struct kp_conn *c, struct sockaddr_storage *ss)
 	ret = kp_fill_sockaddr(c, ss);
 	if (ret)
 		return ret;
-	c->cm_id = rdma_create_id(&init_net, kp_cma_handler, c, RDMA_PS_TCP,
-				  IB_QPT_RC);
+	c->cm_id = rdma_create_id(&init_net, kp_cma_handler, c,
+				  c->ud ? RDMA_PS_UDP : RDMA_PS_TCP,
+				  c->ud ? IB_QPT_UD : IB_QPT_RC);
 	if (IS_ERR(c->cm_id)) {
 		ret = PTR_ERR(c->cm_id);
 		c->cm_id = NULL;
@@ -384,6 +415,7 @@ static int kp_conns_add(struct kp_test *t, u32 n)
 		c->idx = i;
 		c->cnt = i ? &c->own_cnt : &t->rec->cnt;
 		c->wait_ms = t->opts.timeout_ms;
+		c->ud = t->opts.ud;
 		mutex_init(&c->npu_lock);
 		t->conns[i] = c;
 	}
@@ -465,8 +497,27 @@ static void kp_close_conns(struct kp_test *t)
 
 		kp_free_verbs(c);
 		kp_cm_destroy(c->child_id ? &c->child_id : &c->cm_id);
+		/* its handler has returned for good: the copy is ours */
+		if (c->ud_attr_held)
+			rdma_destroy_ah_attr(&c->ud_attr);
 	}
 	kp_conns_free(t);
+}
+
+/* ud: the client's address handle to the server, once connected */
+static int kp_ud_ah(struct kp_conn *c)
+{
+	struct ib_ah *ah;
+
+	ah = rdma_create_ah(c->pd, &c->ud_attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		kp_err(c->t, "ud: rdma_create_ah: %ld", PTR_ERR(ah));
+		return PTR_ERR(ah);
+	}
+	c->ah = ah;
+	kp_info(c->t, "connection %u: ud: the server's QP %u, qkey 0x%x, messages up to the path MTU, %u bytes",
+		c->idx, c->remote_qpn, c->remote_qkey, c->ud_mtu);
+	return 0;
 }
 
 /* Resolve, set up the verbs and connect one connection of a client's test. */
@@ -510,7 +561,8 @@ static int kp_client_connect(struct kp_conn *c)
 	ret = kp_setup_verbs(c, c->cm_id);
 	if (ret)
 		return ret;
-	ret = kp_cm_timers_set(c, c->cm_id);
+	/* ud: no ACKs, no RNR: the timers are the RC transport's */
+	ret = c->ud ? 0 : kp_cm_timers_set(c, c->cm_id);
 	if (ret)
 		return ret;
 	kp_conn_param(c, &param);
@@ -522,7 +574,9 @@ static int kp_client_connect(struct kp_conn *c)
 		return ret;
 	}
 	ret = kp_cm_wait(c, KP_CM_CONNECTED, "the server to accept");
-	if (!ret)
+	if (!ret && c->ud)
+		ret = kp_ud_ah(c);
+	else if (!ret)
 		kp_conn_ready(c);
 	return ret;
 }
@@ -559,7 +613,7 @@ static int kp_server_accept(struct kp_conn *c)
 	int ret;
 
 	ret = kp_setup_verbs(c, c->child_id);
-	if (!ret)
+	if (!ret && !c->ud)
 		ret = kp_cm_timers_set(c, c->child_id);
 	if (ret)
 		return ret;
@@ -575,6 +629,9 @@ static int kp_server_accept(struct kp_conn *c)
 		return ret;
 	}
 	c->accepted = true;
+	/* ud: the SIDR reply is the end of it; the client's hello is next */
+	if (c->ud)
+		return 0;
 	ret = kp_cm_wait(c, KP_CM_CONNECTED, "the connection");
 	if (!ret)
 		kp_conn_ready(c);

@@ -282,6 +282,11 @@ int kp_ping_server(struct kp_conn *c)
 		       c->recv_len);
 		return -EPROTO;
 	}
+	/* a ping's READs and WRITEs have no UD QP to go on */
+	if (c->ud) {
+		kp_err(c->t, "ud: the client's first message is a ping's, and a UD server runs slat");
+		return -EPROTO;
+	}
 	if (c->t->opts.mode != KP_MODE_PING) {
 		kp_err(c->t, "server runs %s, client runs ping",
 		       kp_mode_name(c->t->opts.mode));

@@ -445,6 +445,8 @@ int kp_stats_lat(struct kp_conn *c, u64 n, u32 div)
 		res.lat.variant = c->t->wlat_imm ? "imm" : "write";
 	if (c->t->mode == KP_MODE_ALAT)
 		res.lat.variant = kp_atomic_name(c->t->opts.atomic);
+	if (c->ud)
+		res.lat.variant = "ud";
 	/*
 	 * the loops with a perftest twin: ib_read_lat, ib_write_lat,
 	 * ib_send_lat, ib_atomic_lat

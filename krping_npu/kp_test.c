@@ -213,7 +213,9 @@ static int kp_test_alloc(struct kp_conn *c)
 		       c->val_stride, dma_get_cache_alignment());
 		return -EOPNOTSUPP;
 	}
-	ret = kp_buf_alloc(c, &c->rdma, c->val_slots * c->val_stride);
+	/* ud: a receive takes the header ahead of the message */
+	ret = kp_buf_alloc(c, &c->rdma,
+			   c->val_slots * c->val_stride + c->recv_hdr);
 	if (!ret && kp_test_wlat_src(c))
 		ret = kp_buf_alloc(c, &c->start, c->t->size);
 	/* rw: a window of contexts for bw, one for rlat */
@@ -249,6 +251,9 @@ static int kp_test_prepare(struct kp_conn *c)
 		return ret;
 	if (c->t->mode == KP_MODE_FR)
 		return c->t->opts.role == KP_ROLE_CLIENT ? kp_test_alloc(c) : 0;
+	/* ud: SENDs alone, through the local DMA lkey; no fast-reg on UD */
+	if (c->ud)
+		return kp_test_alloc(c);
 	return kp_test_alloc(c) ?:
 	       kp_post_reg(c, &c->rdma, KP_REMOTE_ALL |
 			   (kp_mode_atomic(c->t->mode) &&
@@ -731,6 +736,11 @@ static int kp_test_check(struct kp_conn *c)
 		       kp_mode_name(t->opts.mode), kp_mode_name(mode));
 		return -EPROTO;
 	}
+	if (c->ud && mode != KP_MODE_SLAT) {
+		kp_err(t, "ud: this server runs slat over UD, and the client asks for %s",
+		       kp_mode_name(mode));
+		return -EPROTO;
+	}
 	if (count > KP_MAX_COUNT || !size || size > KP_MAX_SIZE ||
 	    !count == !duration_s || duration_s > KP_MAX_DURATION ||
 	    warmup > KP_MAX_COUNT || rate > KP_MAX_THRESHOLD ||
@@ -811,7 +821,8 @@ static int kp_test_check(struct kp_conn *c)
 		       c->idx);
 		return -EPROTO;
 	}
-	ret = kp_imm_refused(c, c->pd->device, mode, t->wlat_imm);
+	ret = kp_imm_refused(c, c->pd->device, mode, t->wlat_imm) ?:
+	      kp_ud_size(c, size);
 	if (ret)
 		return ret;
 	/* slat: the client's control receives ahead of its data receive */

@@ -14,6 +14,8 @@
 #include <linux/ktime.h>
 #include <linux/sizes.h>
 
+#include <rdma/rdma_cm_ib.h>
+
 #include "krping_npu.h"
 #include "kp_trace.h"
 #include "../proc/kp_payload.h"
@@ -206,14 +208,14 @@ static int kp_post_rq(struct kp_conn *c, const struct ib_recv_wr *wr,
 	return ret;
 }
 
-static int kp_ctrl_alloc(struct kp_conn *c, void **msg, u64 *dma)
+static int kp_ctrl_alloc(struct kp_conn *c, void **msg, u64 *dma, u32 len)
 {
 	struct ib_device *dev = kp_dev(c);
 
-	*msg = kzalloc(KP_CTRL_SIZE, GFP_KERNEL);
+	*msg = kzalloc(len, GFP_KERNEL);
 	if (!*msg)
 		return -ENOMEM;
-	*dma = ib_dma_map_single(dev, *msg, KP_CTRL_SIZE, DMA_BIDIRECTIONAL);
+	*dma = ib_dma_map_single(dev, *msg, len, DMA_BIDIRECTIONAL);
 	if (ib_dma_mapping_error(dev, *dma)) {
 		kfree(*msg);
 		*msg = NULL;
@@ -222,11 +224,11 @@ static int kp_ctrl_alloc(struct kp_conn *c, void **msg, u64 *dma)
 	return 0;
 }
 
-static void kp_ctrl_free(struct kp_conn *c, void **msg, u64 dma)
+static void kp_ctrl_free(struct kp_conn *c, void **msg, u64 dma, u32 len)
 {
 	if (!*msg)
 		return;
-	ib_dma_unmap_single(kp_dev(c), dma, KP_CTRL_SIZE, DMA_BIDIRECTIONAL);
+	ib_dma_unmap_single(kp_dev(c), dma, len, DMA_BIDIRECTIONAL);
 	kfree(*msg);
 	*msg = NULL;
 }
@@ -246,6 +248,47 @@ int kp_imm_refused(struct kp_conn *c, struct ib_device *dev,
 	       kp_mode_name(m), m == KP_MODE_WLAT ? ",imm" : "",
 	       dev_name(&dev->dev));
 	return -EOPNOTSUPP;
+}
+
+/*
+ * ud: a message must fit the path MTU: the port's active one (rxe's for
+ * UD, what perftest checks too), or the route's where the CM resolved a
+ * lower one (a client's); each receive has the GRH ahead of it.  A
+ * client's sizes are known now, a server's once the hello names one
+ * (kp_ud_size()).
+ */
+static int kp_ud_setup(struct kp_conn *c, struct ib_device *dev,
+		       struct rdma_cm_id *id)
+{
+	struct ib_port_attr attr;
+	u32 i;
+	int ret;
+
+	ret = ib_query_port(dev, c->port, &attr);
+	if (ret) {
+		kp_err(c->t, "ud: ib_query_port(%u): %d", c->port, ret);
+		return ret;
+	}
+	c->ud_mtu = ib_mtu_enum_to_int(attr.active_mtu);
+	if (id->route.path_rec && id->route.path_rec->mtu)
+		c->ud_mtu = min_t(u32, c->ud_mtu,
+				  ib_mtu_enum_to_int(id->route.path_rec->mtu));
+	c->recv_hdr = KP_UD_GRH;
+	for (i = 0; c->t->opts.role == KP_ROLE_CLIENT && i < c->t->opts.nsizes; i++) {
+		ret = kp_ud_size(c, c->t->opts.sizes[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int kp_ud_size(struct kp_conn *c, u32 size)
+{
+	if (!c->ud || size <= c->ud_mtu)
+		return 0;
+	kp_err(c->t, "ud: %u-byte messages, and a UD message must fit the path MTU, %u bytes here",
+	       size, c->ud_mtu);
+	return -EMSGSIZE;
 }
 
 /* rw: the pages of the test's largest buffer, NPU pages' offset too */
@@ -279,6 +322,12 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	}
 	c->iwarp = rdma_protocol_iwarp(dev, id->port_num);
 	c->peer_ver = KP_HELLO_VERSION;
+	c->port = id->port_num;
+	if (c->ud) {
+		ret = kp_ud_setup(c, dev, id);
+		if (ret)
+			return ret;
+	}
 	if (c->t->opts.role == KP_ROLE_CLIENT) {
 		/* the client's test as kp_test_client() will set it */
 		ret = kp_imm_refused(c, dev, c->t->opts.mode,
@@ -383,7 +432,7 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 						 KP_RW_MAX_SGE);
 	}
 	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	qp_attr.qp_type = IB_QPT_RC;
+	qp_attr.qp_type = c->ud ? IB_QPT_UD : IB_QPT_RC;
 	/*
 	 * inline= as asked; by default a device without inline data gets a
 	 * second try without
@@ -417,10 +466,12 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	/* the device may grant more than asked: inline= is the bound */
 	c->max_inline = min(qp_attr.cap.max_inline_data, c->t->opts.inline_max);
 
-	ret = kp_ctrl_alloc(c, &c->recv_msg, &c->recv_dma);
+	ret = kp_ctrl_alloc(c, &c->recv_buf, &c->recv_dma,
+			    c->recv_hdr + KP_CTRL_SIZE);
 	if (ret)
 		return ret;
-	ret = kp_ctrl_alloc(c, &c->send_msg, &c->send_dma);
+	c->recv_msg = c->recv_buf + c->recv_hdr;
+	ret = kp_ctrl_alloc(c, &c->send_msg, &c->send_dma, KP_CTRL_SIZE);
 	if (ret)
 		return ret;
 	for (i = 0; i < KP_RQ_DEPTH; i++) {
@@ -514,6 +565,56 @@ static int kp_cq_process(struct kp_conn *c, int max)
 	return n;
 }
 
+struct kp_ud_drain {
+	struct ib_cqe cqe;
+	struct completion done;
+};
+
+static void kp_ud_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	complete(&container_of(wc->wr_cqe, struct kp_ud_drain, cqe)->done);
+}
+
+/*
+ * ud: the core's drain of the send queue posts an RDMA WRITE, which a UD
+ * QP refuses (rxe warns; mlx5 reads an address handle that is not
+ * there); its marker here is a SEND to the peer, flushed as the core's
+ * is, and only where this side ever had a peer to send to.  The receive
+ * queue drains as the core drains it.
+ */
+static void kp_drain_ud(struct kp_conn *c)
+{
+	struct kp_ud_drain d = { .cqe.done = kp_ud_drain_done };
+	struct ib_ud_wr wr = {
+		.wr = {
+			.wr_cqe = &d.cqe,
+			.opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.ah = c->ah,
+		.remote_qpn = c->remote_qpn,
+		.remote_qkey = c->remote_qkey,
+	};
+	const struct ib_send_wr *bad;
+	int ret;
+
+	ib_drain_rq(c->qp);
+	if (!c->ah)
+		return;
+	init_completion(&d.done);
+	ret = ib_post_send(c->qp, &wr.wr, &bad);
+	if (ret) {
+		kp_err(c->t, "ud: the drain's marker: ib_post_send: %d", ret);
+		return;
+	}
+	/* as the core's drain: a DIRECT CQ reaped while waiting */
+	if (c->cq->poll_ctx == IB_POLL_DIRECT)
+		while (!wait_for_completion_timeout(&d.done, HZ / 10))
+			ib_process_cq_direct(c->cq, -1);
+	else
+		wait_for_completion(&d.done);
+}
+
 /*
  * srq: the send queue alone.  The SRQ's receives never flush with the
  * QP, and go with the SRQ; newer cores' drain (6.12's) waits for the
@@ -521,7 +622,9 @@ static int kp_cq_process(struct kp_conn *c, int max)
  */
 static void kp_drain_qp(struct kp_conn *c)
 {
-	if (c->srq)
+	if (c->ud)
+		kp_drain_ud(c);
+	else if (c->srq)
 		ib_drain_sq(c->qp);
 	else
 		ib_drain_qp(c->qp);
@@ -600,6 +703,11 @@ void kp_free_verbs(struct kp_conn *c)
 		wake_up_all(&c->t->wq);
 		atomic_dec(&kp_live.qps);
 	}
+	/* ud: the sends that used it are flushed and their QP gone */
+	if (c->ah) {
+		rdma_destroy_ah(c->ah, RDMA_DESTROY_AH_SLEEPABLE);
+		c->ah = NULL;
+	}
 	/* its receives never complete: they go with it, before their buffers */
 	if (c->srq) {
 		kp_info(c->t, "connection %u: %llu receives posted through its SRQ, none to the QP",
@@ -612,8 +720,10 @@ void kp_free_verbs(struct kp_conn *c)
 		kp_probe_target_free(c);
 		kp_buf_free(c, &c->start);
 		kp_buf_free(c, &c->rdma);
-		kp_ctrl_free(c, &c->recv_msg, c->recv_dma);
-		kp_ctrl_free(c, &c->send_msg, c->send_dma);
+		kp_ctrl_free(c, &c->recv_buf, c->recv_dma,
+			     c->recv_hdr + KP_CTRL_SIZE);
+		c->recv_msg = NULL;
+		kp_ctrl_free(c, &c->send_msg, c->send_dma, KP_CTRL_SIZE);
 	}
 	if (c->cq) {
 		ib_free_cq(c->cq);
@@ -801,8 +911,8 @@ static int kp_sge_split(struct kp_conn *c, struct kp_buf *b, u64 base,
 			struct ib_sge *sge, u32 len)
 {
 	u32 n = clamp(c->t->opts.sge, 1u, max(len, 1u));
-	u32 lkey = c->t->opts.local_dma_lkey ? c->pd->local_dma_lkey :
-		   b->mr->lkey;
+	u32 lkey = c->t->opts.local_dma_lkey || c->ud ?
+		   c->pd->local_dma_lkey : b->mr->lkey;
 	u32 i, piece = len / n;
 
 	for (i = 0; i < n; i++) {
@@ -825,6 +935,41 @@ static u32 kp_wr_len(const struct ib_send_wr *w)
 }
 
 /*
+ * ud: each SEND of the chain as a datagram to the peer's QP, one post
+ * each (ud takes no post_list=).  Only SENDs: no UD QP takes another
+ * opcode.
+ */
+static int kp_post_ud(struct kp_conn *c, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad)
+{
+	const struct ib_send_wr *w, *b;
+	int ret = 0;
+
+	for (w = wr; w && !ret; w = w->next) {
+		struct ib_ud_wr uw = {
+			.wr = *w,
+			.ah = c->ah,
+			.remote_qpn = c->remote_qpn,
+			.remote_qkey = c->remote_qkey,
+		};
+
+		*bad = w;
+		if (WARN_ON_ONCE(!c->ah || (w->opcode != IB_WR_SEND &&
+					    w->opcode != IB_WR_SEND_WITH_IMM)))
+			return -EINVAL;
+		uw.wr.next = NULL;
+		local_bh_disable();
+		ret = ib_post_send(c->qp, &uw.wr, &b);
+		local_bh_enable();
+		if (!ret && (w->send_flags & IB_SEND_SIGNALED))
+			c->sends_out++;
+	}
+	if (ret)
+		kp_err(c->t, "ib_post_send(ud, opcode %d): %d", (*bad)->opcode, ret);
+	return ret;
+}
+
+/*
  * Post @wr and the chain behind it (post_list=), each one traced; on a
  * failure *@bad is the first not posted.
  */
@@ -840,6 +985,8 @@ static int kp_post_chain(struct kp_conn *c, const struct ib_send_wr *wr,
 						cqe)->wr_id,
 				   w->opcode, kp_wr_len(w), w->send_flags,
 				   w->num_sge);
+	if (c->ud)
+		return kp_post_ud(c, wr, bad);
 	/* a driver may fail a post without setting it */
 	*bad = wr;
 	local_bh_disable();
@@ -866,7 +1013,7 @@ int kp_post_recv(struct kp_conn *c)
 {
 	struct ib_sge sge = {
 		.addr = c->recv_dma,
-		.length = KP_CTRL_SIZE,
+		.length = c->recv_hdr + KP_CTRL_SIZE,
 		.lkey = c->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
@@ -910,7 +1057,8 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 		       c->rq_data_max);
 		return -EPROTO;
 	}
-	nsge = kp_sge_split(c, &c->rdma, c->rdma.dma, sge, size);
+	/* ud: the header lands first, the message after it */
+	nsge = kp_sge_split(c, &c->rdma, c->rdma.dma, sge, c->recv_hdr + size);
 	while (n) {
 		k = min_t(u32, n, c->rq_list ?: KP_RECV_BATCH);
 		for (i = 0; i < k; i++) {
@@ -1429,7 +1577,8 @@ void kp_probe_begin(struct kp_conn *c)
 	struct kp_test *t = c->t;
 	u64 outer_ms = 4ull * kp_peer_wait_ms(t) + 10ull * t->opts.timeout_ms;
 
-	if (!t->opts.probe_ms)
+	/* ud: no probe could fail, whether the peer is there or not */
+	if (!t->opts.probe_ms || c->ud)
 		return;
 	c->probing = true;
 	c->alive_at = ktime_get_ns();
@@ -1577,6 +1726,57 @@ static int kp_poll_cm(struct kp_conn *c, bool wait)
 }
 
 /*
+ * ud, the server: the client's address from its first message, the
+ * hello, as perftest's server makes it (the CM gives a server none); the
+ * qkey is the CM's, on both QPs.
+ */
+static int kp_ud_learn(struct kp_conn *c, const struct ib_wc *wc)
+{
+	struct ib_ah *ah;
+
+	if (wc->wr_id != KP_WR_RECV) {
+		kp_err(c->t, "ud: the client's first message is data, not its hello");
+		return -EPROTO;
+	}
+	ib_dma_sync_single_for_cpu(kp_dev(c), c->recv_dma,
+				   c->recv_hdr + KP_CTRL_SIZE, DMA_BIDIRECTIONAL);
+	ah = ib_create_ah_from_wc(c->pd, wc, c->recv_buf, c->port);
+	if (IS_ERR(ah)) {
+		kp_err(c->t, "ud: the client's address handle from its first message: ib_create_ah_from_wc: %ld",
+		       PTR_ERR(ah));
+		return PTR_ERR(ah);
+	}
+	c->ah = ah;
+	c->remote_qpn = wc->src_qp;
+	c->remote_qkey = RDMA_UDP_QKEY;
+	kp_info(c->t, "connection %u: ud: the client's QP %u, qkey 0x%x, messages up to the path MTU, %u bytes",
+		c->idx, c->remote_qpn, c->remote_qkey, c->ud_mtu);
+	return 0;
+}
+
+/*
+ * ud: a receive holds the header first, and the message is what follows
+ * it; messages come from the peer's QP alone.
+ */
+static int kp_ud_recv(struct kp_conn *c, struct ib_wc *wc)
+{
+	if (wc->byte_len < c->recv_hdr) {
+		kp_err(c->t, "ud: a receive of %u bytes, short of the %u-byte header",
+		       wc->byte_len, c->recv_hdr);
+		return -EPROTO;
+	}
+	wc->byte_len -= c->recv_hdr;
+	if (!c->ah)
+		return kp_ud_learn(c, wc);
+	if (wc->src_qp != c->remote_qpn) {
+		kp_err(c->t, "ud: a message from QP %u, not the peer's %u",
+		       wc->src_qp, c->remote_qpn);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
  * @n completions reaped into @wc: any error ends the test; the send
  * queue's and the receive queue's bookkeeping and the counters follow.
  * A probe's answer is taken out.  Returns the completions left in @wc.
@@ -1615,6 +1815,12 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 			       wc[i].wr_id, ib_wc_status_msg(wc[i].status),
 			       wc[i].vendor_err);
 			return -EIO;
+		}
+		if (c->ud && (wc[i].opcode & IB_WC_RECV)) {
+			int ret = kp_ud_recv(c, &wc[i]);
+
+			if (ret)
+				return ret;
 		}
 		/* every send-queue completion is of a signaled WR */
 		if (!(wc[i].opcode & IB_WC_RECV))
@@ -1850,8 +2056,8 @@ int kp_recv_done(struct kp_conn *c, const struct ib_wc *wc)
 		kp_err(c->t, "a second message before the first was handled");
 		return -EPROTO;
 	}
-	ib_dma_sync_single_for_cpu(kp_dev(c), c->recv_dma, KP_CTRL_SIZE,
-				   DMA_BIDIRECTIONAL);
+	ib_dma_sync_single_for_cpu(kp_dev(c), c->recv_dma,
+				   c->recv_hdr + KP_CTRL_SIZE, DMA_BIDIRECTIONAL);
 	c->recv_len = wc->byte_len;
 	c->recv_inv_rkey = wc->wc_flags & IB_WC_WITH_INVALIDATE ?
 			    wc->ex.invalidate_rkey : 0;

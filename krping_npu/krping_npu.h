@@ -164,6 +164,9 @@ struct kp_hello {
 
 #define KP_CTRL_SIZE		sizeof(struct kp_hello)
 
+/* ud: the GRH (RoCE v2 over IPv4: its header at 20) ahead of a message */
+#define KP_UD_GRH		40
+
 /*
  * The private data of a test's connect requests: qps=N opens N
  * connections, each naming its lane and the test's cookie, so the server
@@ -483,6 +486,20 @@ struct kp_conn {
 	struct ib_qp *qp;
 	struct ib_srq *srq;	/* srq: where the QP's receives go */
 	u64 srq_recvs;		/* srq: receives posted through it */
+	/*
+	 * ud: every SEND goes through the peer's address handle to its QP
+	 * (the client's from the CM, the server's from the first message);
+	 * each receive has recv_hdr (KP_UD_GRH) bytes of header first
+	 */
+	bool ud;
+	u32 recv_hdr;
+	struct ib_ah *ah;
+	struct rdma_ah_attr ud_attr;	/* ... the client's, from the CM */
+	bool ud_attr_held;
+	u32 remote_qpn;
+	u32 remote_qkey;
+	u32 ud_mtu;		/* ud: the largest message, the path MTU */
+	u32 port;
 	u32 sq_depth;
 	u32 cq_depth;
 	u32 max_inline;		/* bytes a WRITE may carry inline, 0: none */
@@ -530,7 +547,8 @@ struct kp_conn {
 	u64 loops;		/* kp_loop_yield() calls */
 
 	/* control messages (host memory, local_dma_lkey) */
-	void *recv_msg;
+	void *recv_buf;		/* what the receives land in: recv_hdr first */
+	void *recv_msg;		/* ... and the message after it */
 	u64 recv_dma;
 	void *send_msg;
 	u64 send_dma;
@@ -729,6 +747,7 @@ void kp_get_probe_info(struct kp_conn *c, const struct kp_rdma_info *info);
 int kp_probe_target(struct kp_conn *c);
 int kp_cm_check(struct kp_conn *c);
 u32 kp_peer_wait_ms(struct kp_test *t);
+int kp_ud_size(struct kp_conn *c, u32 size);
 int kp_imm_refused(struct kp_conn *c, struct ib_device *dev,
 		   enum kp_mode m, bool wlat_imm);
 void kp_probe_begin(struct kp_conn *c);

@@ -302,7 +302,7 @@ static void test_help(void)
 		"rw", "light", "inline=", "cq_mod=1..1024", "alat",
 		"atomic=fadd|cas", "qp_timeout=0..31", "retry_count=0..7",
 		"rate_limit=1..10000000", "burst_size=1..1024",
-		"post_list=1..64", "recv_post_list=1..64", "srq",
+		"post_list=1..64", "recv_post_list=1..64", "srq", "ud",
 	};
 	unsigned int i;
 
@@ -900,9 +900,32 @@ static void test_srq(void)
 	expect_err(BASE ",slat,srq=1", -EINVAL, "takes no value");
 }
 
+/* ud: slat over UD, as ib_send_lat -c UD; both sides give it */
+static void test_ud(void)
+{
+	expect_ok("server,addr=192.0.2.1,port=9,ud");
+	KT_CHECK(o.ud && o.mode == KP_MODE_PING, "a server that learns the mode");
+	expect_ok("server,addr=192.0.2.1,port=9,slat,ud");
+	KT_CHECK(o.ud && o.mode == KP_MODE_SLAT, "a slat server");
+	expect_ok(BASE ",slat,ud,size=64,count=100,warmup=10,light,events");
+	KT_CHECK(o.ud && o.mode == KP_MODE_SLAT && o.light && o.events,
+		 "a slat client, light and events");
+	expect_err(BASE ",ud", -EINVAL, "'ud' runs slat (as ib_send_lat -c UD), not ping");
+	expect_err(BASE ",bw,send,ud", -EINVAL, "not bw");
+	expect_err("server,addr=192.0.2.1,port=9,wlat,ud", -EINVAL, "not wlat");
+	expect_err(BASE ",slat,ud,qps=2", -EINVAL, "'ud' with qps=N:");
+	expect_err(BASE ",slat,ud,srq", -EINVAL, "'ud' with srq:");
+	expect_err(BASE ",slat,ud,mem=npu", -EINVAL, "'ud' with mem=npu:");
+	expect_err(BASE ",slat,ud,sge=2", -EINVAL, "'ud' with sge=N:");
+	expect_err(BASE ",slat,ud,qp_timeout=14", -EINVAL, "'ud' with qp_timeout:");
+	expect_err(BASE ",slat,ud,retry_count=3", -EINVAL, "'ud' with retry_count:");
+	expect_err(BASE ",slat,ud=1", -EINVAL, "takes no value");
+}
+
 int main(void)
 {
 	test_stream_validate();
+	test_ud();
 	test_srq();
 	test_send_duplex();
 	test_recv_post_list();

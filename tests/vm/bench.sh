@@ -303,6 +303,10 @@ while [ $rep -lt "$REPS" ]; do
 			# --use_srq on both of its commands, ours srq on both)
 			variant srq 1 "" ",srq" ",srq" "--use_srq"
 			theirs ib_send_lat slat $size; ours slat $size host
+			# over UD QPs (perftest -c UD on both of its commands,
+			# ours ud on both)
+			variant ud 1 "" ",ud" ",ud" "-c UD"
+			theirs ib_send_lat slat $size; ours slat $size host
 			variant
 			# atomics: 8 bytes, fetch-and-add (perftest -A's
 			# default); ours and theirs set size, the loop's too

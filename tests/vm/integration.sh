@@ -501,6 +501,64 @@ t_srq_restrack() {
 }
 kp_test srq-restrack t_srq_restrack
 
+# ud (ib_send_lat -c UD): slat over UD QPs, through rdma_cm's UDP port
+# space.  While a run goes, rdma's resource view shows krping_npu's two
+# QPs as UD, and each side's dmesg names the other's QP among them; a
+# counted run's result says variant=ud and has every round trip, the
+# server every message (the warm-up too); with events too; a message of
+# the path MTU that dmesg names goes, one byte more is refused before
+# connecting (EMSGSIZE), the server then ending at its timeout.
+t_ud_slat() {
+	kp_verbs_share || return
+	PORT=$((PORT + 1))
+	kp_serve "server,addr=$A,port=$PORT,ud"
+	sp=$spid
+	kpwrite "client,addr=$A,port=$PORT,slat,ud,size=64,duration=2" > /tmp/cli.out &
+	cp=$!
+	i=0 qps=""
+	while [ $i -lt 40 ]; do
+		# rdma names a QP rdma_create_qp() made after the core's
+		# rdma_cm on 6.1 and 6.12 (ib_create_qp_kernel(KBUILD_MODNAME)),
+		# after its PD, ours, on 5.10
+		qps=$(rdma resource show qp 2>/dev/null | grep -E 'comm \[(krping_npu|rdma_cm)\]')
+		[ "$(echo "$qps" | grep -c ' type UD ')" = 2 ] && break
+		sleep 0.1; i=$((i + 1))
+	done
+	wait $sp; wait $cp
+	grep -q ret= /tmp/srv.out && grep -q ret= /tmp/cli.out ||
+		{ kp_why "by duration: server $(cat /tmp/srv.out), client $(cat /tmp/cli.out)"; return 1; }
+	[ "$(echo "$qps" | grep -c ' type UD ')" = 2 ] ||
+		{ kp_why "not two UD QPs of krping_npu's: $(rdma resource show qp 2>&1 | tr '\n' '|')"; return 1; }
+	SID=$(kp_new_id "$base" server) CID=$(kp_new_id "$base" client)
+	sq=$(dmesg | sed -n "s/.*krping_npu $SID: connection 0: ud: the client's QP \([0-9]*\), qkey .*/\1/p")
+	cq=$(dmesg | sed -n "s/.*krping_npu $CID: connection 0: ud: the server's QP \([0-9]*\), qkey .*/\1/p")
+	mtu=$(dmesg | sed -n "s/.*krping_npu $CID: connection 0: ud: .*messages up to the path MTU, \([0-9]*\) bytes\$/\1/p")
+	[ -n "$mtu" ] || { kp_why "no client line naming the path MTU"; return 1; }
+	[ -n "$sq" ] && [ -n "$cq" ] && [ "$sq" != "$cq" ] &&
+		echo "$qps" | grep -q "lqpn $sq type UD " && echo "$qps" | grep -q "lqpn $cq type UD " ||
+		{ kp_why "peers' QPs: server names $sq, client names $cq, rdma shows $(echo "$qps" | tr '\n' '|')"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,ud" "addr=$A,port=$PORT,slat,ud,size=64,count=1000,warmup=20"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "count: srv=$SRV cli=$CLI"; return 1; }
+	r=$(kp_res $CID | head -1)
+	kp_check_lat "$r" slat 64 1000 || return 1
+	[ "$(kp_num "$r" variant)" = ud ] || { kp_why "count: $r"; return 1; }
+	[ "$(kp_res $SID)" = "slat served #bytes=64 #iterations=1020" ] || { kp_why "server: $(kp_res $SID)"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,ud" "addr=$A,port=$PORT,slat,ud,size=$mtu,count=200,events"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "$mtu B, events: srv=$SRV cli=$CLI"; return 1; }
+	kp_check_lat "$(kp_res $CID | head -1)" slat "$mtu" 200 || return 1
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,ud,timeout=2000" "addr=$A,port=$PORT,slat,ud,size=$((mtu + 1)),count=10"
+	[ "$CLI" = errno=90 ] && [ "$SRV" = errno=110 ] ||
+		{ kp_why "$((mtu + 1)) B: srv=$SRV cli=$CLI, want errno=110 and errno=90"; return 1; }
+	dmesg | grep -q "krping_npu $CID: ud: $((mtu + 1))-byte messages, and a UD message must fit the path MTU, $mtu bytes here" ||
+		{ kp_why "$((mtu + 1)) B: no client line saying why"; return 1; }
+	kp_idle "the refused $((mtu + 1))-byte run" || return 1
+	kp_log "ud: slat over UD QPs $cq and $sq, 1000 x 64 B, $mtu B with events, $((mtu + 1)) B refused"
+}
+kp_test ud-slat t_ud_slat
+
 # cq=CTX: the core's CQ API in each poll context (ib_alloc_cq()), every
 # mode family on it.  Both sides' CQs are the core's in that context, as
 # rdma's resource view shows them while a stream runs (its value, which
