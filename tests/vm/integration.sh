@@ -467,12 +467,10 @@ t_srq() {
 		[ -n "$n" ] && [ "$n" -ge 200 ] || { kp_why "slat $id: '$n' receives through its SRQ, want at least 200"; return 1; }
 	done
 	PORT=$((PORT + 1))
-	kp_pair "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,size=4096,count=100,qps=2,timeout=3000"
-	[ "$SRV" = errno=95 ] && [ "$CLI" = errno=111 ] ||
-		{ kp_why "qps=2 into an SRQ server: srv=$SRV cli=$CLI, want errno=95 and errno=111"; return 1; }
-	dmesg | grep -q "krping_npu $SID: srq: this server's SRQ serves one connection, and the client asks for 2 (perftest -q N shares one among them)" ||
-		{ kp_why "qps=2: no server line saying why"; return 1; }
-	kp_idle "the refused qps=2" || return 1
+	kp_pair_refused "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,size=4096,count=100,qps=2,timeout=3000" \
+		errno=95 errno=111 server \
+		"srq: this server's SRQ serves one connection, and the client asks for 2 (perftest -q N shares one among them)" \
+		"qps=2 into an SRQ server" || return 1
 	kp_log "srq: bw,send of 400 x 4 KiB and slat of 200 through SRQs; qps=2 refused before any connection"
 }
 kp_test srq t_srq
@@ -483,22 +481,11 @@ t_srq_restrack() {
 	kp_verbs_share || return
 	rdma resource show srq > /dev/null 2>&1 || kp_skipped "rdma resource show srq: $(rdma resource show srq 2>&1 | head -1) (the core tracks SRQs from 5.15)" || return
 	PORT=$((PORT + 1))
-	kp_serve "server,addr=$A,port=$PORT,srq"
-	sp=$spid
-	kpwrite "client,addr=$A,port=$PORT,bw,send,size=4096,duration=2" > /tmp/cli.out &
-	cp=$!
-	i=0 seen=""
-	while [ $i -lt 40 ]; do
-		seen=$(rdma resource show srq 2>/dev/null | grep 'comm \[krping_npu\]' | grep ' lqpn [0-9]')
-		[ -n "$seen" ] && break
-		sleep 0.1; i=$((i + 1))
-	done
-	wait $sp; wait $cp
-	[ -n "$seen" ] || { kp_why "no SRQ of krping_npu with a QP: $(rdma resource show srq 2>&1 | head -3 | tr '\n' '|')"; return 1; }
-	grep -q ret= /tmp/srv.out && grep -q ret= /tmp/cli.out ||
-		{ kp_why "bw,send: server $(cat /tmp/srv.out), client $(cat /tmp/cli.out)"; return 1; }
+	kp_watch_pair "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,size=4096,duration=2" \
+		srq_seen "no SRQ of krping_npu with a QP" "rdma resource show srq" || return 1
 	kp_log "srq as rdma shows it: $seen"
 }
+srq_seen() { rdma resource show srq 2>/dev/null | grep 'comm \[krping_npu\]' | grep ' lqpn [0-9]'; }
 kp_test srq-restrack t_srq_restrack
 
 # ud (ib_send_lat -c UD): slat over UD QPs, through rdma_cm's UDP port
@@ -511,24 +498,9 @@ kp_test srq-restrack t_srq_restrack
 t_ud_slat() {
 	kp_verbs_share || return
 	PORT=$((PORT + 1))
-	kp_serve "server,addr=$A,port=$PORT,ud"
-	sp=$spid
-	kpwrite "client,addr=$A,port=$PORT,slat,ud,size=64,duration=2" > /tmp/cli.out &
-	cp=$!
-	i=0 qps=""
-	while [ $i -lt 40 ]; do
-		# rdma names a QP rdma_create_qp() made after the core's
-		# rdma_cm on 6.1 and 6.12 (ib_create_qp_kernel(KBUILD_MODNAME)),
-		# after its PD, ours, on 5.10
-		qps=$(rdma resource show qp 2>/dev/null | grep -E 'comm \[(krping_npu|rdma_cm)\]')
-		[ "$(echo "$qps" | grep -c ' type UD ')" = 2 ] && break
-		sleep 0.1; i=$((i + 1))
-	done
-	wait $sp; wait $cp
-	grep -q ret= /tmp/srv.out && grep -q ret= /tmp/cli.out ||
-		{ kp_why "by duration: server $(cat /tmp/srv.out), client $(cat /tmp/cli.out)"; return 1; }
-	[ "$(echo "$qps" | grep -c ' type UD ')" = 2 ] ||
-		{ kp_why "not two UD QPs of krping_npu's: $(rdma resource show qp 2>&1 | tr '\n' '|')"; return 1; }
+	kp_watch_pair "addr=$A,port=$PORT,ud" "addr=$A,port=$PORT,slat,ud,size=64,duration=2" \
+		ud_qps_seen "not two UD QPs of krping_npu's" "rdma resource show qp" || return 1
+	qps=$seen
 	SID=$(kp_new_id "$base" server) CID=$(kp_new_id "$base" client)
 	sq=$(dmesg | sed -n "s/.*krping_npu $SID: connection 0: ud: the client's QP \([0-9]*\), qkey .*/\1/p")
 	cq=$(dmesg | sed -n "s/.*krping_npu $CID: connection 0: ud: the server's QP \([0-9]*\), qkey .*/\1/p")
@@ -549,13 +521,19 @@ t_ud_slat() {
 	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "$mtu B, events: srv=$SRV cli=$CLI"; return 1; }
 	kp_check_lat "$(kp_res $CID | head -1)" slat "$mtu" 200 || return 1
 	PORT=$((PORT + 1))
-	kp_pair "addr=$A,port=$PORT,ud,timeout=2000" "addr=$A,port=$PORT,slat,ud,size=$((mtu + 1)),count=10"
-	[ "$CLI" = errno=90 ] && [ "$SRV" = errno=110 ] ||
-		{ kp_why "$((mtu + 1)) B: srv=$SRV cli=$CLI, want errno=110 and errno=90"; return 1; }
-	dmesg | grep -q "krping_npu $CID: ud: $((mtu + 1))-byte messages, and a UD message must fit the path MTU, $mtu bytes here" ||
-		{ kp_why "$((mtu + 1)) B: no client line saying why"; return 1; }
-	kp_idle "the refused $((mtu + 1))-byte run" || return 1
+	kp_pair_refused "addr=$A,port=$PORT,ud,timeout=2000" "addr=$A,port=$PORT,slat,ud,size=$((mtu + 1)),count=10" \
+		errno=110 errno=90 client \
+		"ud: $((mtu + 1))-byte messages, and a UD message must fit the path MTU, $mtu bytes here" \
+		"$((mtu + 1))-byte UD messages" || return 1
 	kp_log "ud: slat over UD QPs $cq and $sq, 1000 x 64 B, $mtu B with events, $((mtu + 1)) B refused"
+}
+# rdma names a QP rdma_create_qp() made after the core's rdma_cm on 6.1
+# and 6.12 (ib_create_qp_kernel(KBUILD_MODNAME)), after its PD, ours, on
+# 5.10: two UD QPs of either name
+ud_qps_seen() {
+	q=$(rdma resource show qp 2>/dev/null | grep -E 'comm \[(krping_npu|rdma_cm)\]' | grep ' type UD ')
+	echo "$q"
+	[ "$(echo "$q" | grep -c .)" = 2 ]
 }
 kp_test ud-slat t_ud_slat
 

@@ -192,6 +192,43 @@ kp_pair() {
 	CID=$(kp_new_id "$base" client)
 }
 
+# kp_watch_pair "SERVER_OPTS" "CLIENT_OPTS" FN WHAT DUMP: a server and a
+# client of ours in the background, and FN (prints what it saw, succeeds
+# once that is enough) every 0.1 s for up to 4 s while they run; $seen
+# holds its last output, $base the last record before them.  Fails if
+# either side failed, or if FN never succeeded: then WHAT, and what the
+# command DUMP shows at the end.
+kp_watch_pair() {
+	kp_serve "server,$1"
+	wsp=$spid
+	kpwrite "client,$2" > /tmp/cli.out &
+	wcp=$!
+	i=0 seen="" got=2
+	while [ $i -lt 40 ]; do
+		seen=$($3) && { got=0; break; }
+		sleep 0.1; i=$((i + 1))
+	done
+	wait $wsp; wait $wcp
+	grep -q ret= /tmp/srv.out && grep -q ret= /tmp/cli.out ||
+		{ kp_why "server $(cat /tmp/srv.out), client $(cat /tmp/cli.out)"; return 1; }
+	[ $got = 0 ] || { kp_why "$4: $($5 2>&1 | head -5 | tr '\n' '|')"; return 1; }
+}
+
+# kp_pair_refused "SERVER_OPTS" "CLIENT_OPTS" SRV_WANT CLI_WANT WHO LINE
+# WHAT: a pair that must end with the server's and the client's kpwrite
+# saying SRV_WANT and CLI_WANT (errno=N), WHO's (server or client) record
+# saying why in dmesg, LINE after its "krping_npu ID: ", and nothing left
+# behind; WHAT names the case in a failure
+kp_pair_refused() {
+	kp_pair "$1" "$2"
+	[ "$SRV" = "$3" ] && [ "$CLI" = "$4" ] ||
+		{ kp_why "$7: srv=$SRV cli=$CLI, want $3 and $4"; return 1; }
+	rid=$SID
+	[ "$5" = client ] && rid=$CID
+	dmesg | grep -qF "krping_npu $rid: $6" || { kp_why "$7: no $5 line saying why"; return 1; }
+	kp_idle "$7"
+}
+
 # kp_atomics ID SID OP MODE N MISS QPS: test ID's client and SID's server
 # each said, for each of QPS connections, that its target ended where N
 # atomics of OP, MISS of them compare-and-swaps meant to fail, leave it
