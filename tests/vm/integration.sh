@@ -256,12 +256,40 @@ kp_test bw-read-duplex t_bw_read_duplex
 # checks it; both records count their own stream, and each side's line
 # counts the other's messages it took: 4 KiB x 1500 after a warm-up of 30
 # (more than the 512 receives of a first fill: the reposts and their
-# bound run), 64 KiB x 100 on 2 QPs, 4 KiB x 1000 on 2 QPs a thread each.
-# By duration it is refused.
+# bound run), 64 KiB x 100 on 2 QPs.  By duration it is refused.
 t_send_duplex() {
 	kp_verbs_share || return
 	kp_ifs=$IFS
-	for m in "warmup=30:4096:1500:1:1530" "qps=2:65536:100:2:100" "qps=2,cpus=0-1:4096:1000:2:1000"; do
+	kp_send_duplex_cases "warmup=30:4096:1500:1:1530" "qps=2:65536:100:2:100" || return 1
+	[ "$(kpwrite "client,addr=$A,port=$PORT,bw,send,duplex,duration=2")" = errno=22 ] ||
+		{ kp_why "duplex send by duration not refused"; return 1; }
+	kp_idle "the duplex SENDs"
+}
+kp_test send-duplex t_send_duplex
+
+# ... with a thread of its own for each of the client's connections
+# (cpus=0-1), the server's one thread beside them on 2 vCPUs.  Not on
+# 5.10: its rxe retries an RNR NAK at once, not at the NAK's timer (the
+# completer sets need_retry itself; 6.1's waits, wait_for_rnr_timer), and
+# in loopback the retry, the responder's NAK and the next retry run in
+# one tasklet, for ever, on both vCPUs, while the server's thread, which
+# would post the receives, waits for a CPU (soft lockups, seen there).
+t_send_duplex_threads() {
+	kp_verbs_share || return
+	case $(uname -r) in
+	5.*) kp_skipped "rxe of $(uname -r) retries an RNR NAK without its timer: a livelock in loopback on 2 vCPUs" || return ;;
+	esac
+	kp_send_duplex_cases "qps=2,cpus=0-1:4096:1000:2:1000" || return 1
+	kp_idle "the duplex SENDs from threads"
+}
+kp_test send-duplex-threads t_send_duplex_threads
+
+# kp_send_duplex_cases "OPTS:SIZE:COUNT:QPS:TAKEN"...: duplex bw,send runs,
+# each side's result whole, each connection's dmesg line counting the
+# other side's messages it took (the server TAKEN, the client's warm-up
+# too)
+kp_send_duplex_cases() {
+	for m in "$@"; do
 		IFS=:
 		set -- $m
 		IFS=$kp_ifs
@@ -276,11 +304,7 @@ t_send_duplex() {
 		n=$(dmesg | grep -c "krping_npu $CID: connection [0-9]*: duplex: the peer's $count messages taken, in as many receives")
 		[ "$n" = "$qps" ] || { kp_why "$opt: $n client lines of $count messages taken, want $qps"; return 1; }
 	done
-	[ "$(kpwrite "client,addr=$A,port=$PORT,bw,send,duplex,duration=2")" = errno=22 ] ||
-		{ kp_why "duplex send by duration not refused"; return 1; }
-	kp_idle "the duplex SENDs"
 }
-kp_test send-duplex t_send_duplex
 
 # rate_limit= (perftest's software limiter): 400 writes of 4 KiB in
 # bursts of 8 paced to 2 MiB/s cannot average more than 2 x 400/392 MiB/s
