@@ -736,9 +736,12 @@ static int kp_test_check(struct kp_conn *c)
 		       kp_mode_name(t->opts.mode), kp_mode_name(mode));
 		return -EPROTO;
 	}
-	if (c->ud && mode != KP_MODE_SLAT) {
-		kp_err(t, "ud: this server runs slat over UD, and the client asks for %s",
-		       kp_mode_name(mode));
+	if (c->ud && ((mode != KP_MODE_SLAT && mode != KP_MODE_BW_SEND) ||
+		      duplex || validate || (h->flags & KP_HELLO_IMM))) {
+		kp_err(t, "ud: this server runs slat and bw,send over UD, and the client asks for %s%s",
+		       kp_mode_name(mode),
+		       duplex || validate || (h->flags & KP_HELLO_IMM) ?
+		       " with duplex, validate or imm" : "");
 		return -EPROTO;
 	}
 	if (count > KP_MAX_COUNT || !size || size > KP_MAX_SIZE ||

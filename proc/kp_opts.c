@@ -218,8 +218,8 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"server; client, slat",
 		"this side's receives, control and data, through a shared receive queue (perftest --use_srq): ib_create_srq() as deep as the receive queue would be, the QP created on it with no receive queue of its own, every receive posted with ib_post_srq_recv(); the receives are taken in the order posted, as from a receive queue.  perftest has one on an ib_send_bw server and on both sides of ib_send_lat: so a server of any mode (its QPs are made before the client names one), a client of slat.  The side's dmesg line counts the receives posted through its SRQ.  A device without SRQs is refused before connecting (EOPNOTSUPP).  One SRQ to a connection: a server's SRQ serves one QP, and a client of qps=N is refused before any of its connections is set up (the server ends EOPNOTSUPP, the client's connect is rejected: ECONNREFUSED), where perftest -q N shares one SRQ among its QPs.  The SRQ's receives do not flush when the QP goes to error: a wait for one ends at the CM's word, a probe's failure or the timeout.  Not with mem=npu: an SRQ's receives do not flush with the QP, so NPU memory's free callback could not fence them (EINVAL)" },
 	[KP_OPT_UD] = { "ud", KP_T_FLAG, KP_F(ud), 0, 0,
-		"server; client, slat",
-		"slat over unreliable datagrams (perftest ib_send_lat -c UD, with -R): the CM's UDP port space (RDMA_PS_UDP), whose connect is a SIDR exchange; the client's address handle from the CM's ESTABLISHED event, the server's from the client's first message (ib_create_ah_from_wc()), every SEND addressed to the peer's QP with the CM's qkey.  Each receive takes the 40 bytes of GRH (or IPv4 header) ahead of the message, as perftest's do, which no figure counts; a message must fit the path MTU (the port's active MTU: 1024 bytes on rxe over a 1500-byte netdev), else EMSGSIZE before connecting (a server: once the client's hello names the size).  A UD send completes once it is sent, and one to a peer with no receive posted is dropped with no error: the ping-pong keeps a receive posted ahead of every message it is owed, and a wait is bounded by timeout= alone (no probes: nothing on UD fails when the peer is gone).  Buffers are host memory reached through the local DMA lkey: a UD QP takes no fast-registration.  Both sides give it (the server listens in the UDP port space).  The result says variant=ud.  Not with qps=N, srq, mem=npu, sge=N, qp_timeout or retry_count (EINVAL)" },
+		"server; client, slat or bw,send",
+		"slat and bw,send over unreliable datagrams (perftest ib_send_lat and ib_send_bw -c UD, with -R): the CM's UDP port space (RDMA_PS_UDP), whose connect is a SIDR exchange; the client's address handle from the CM's ESTABLISHED event, the server's from the client's first message (ib_create_ah_from_wc()), every SEND addressed to the peer's QP with the CM's qkey.  Each receive takes the 40 bytes of GRH (or IPv4 header) ahead of the message, as perftest's do, which no figure counts; a message must fit the path MTU (the port's active MTU: 1024 bytes on rxe over a 1500-byte netdev), else EMSGSIZE before connecting (a server: once the client's hello names the size).  A UD send completes once it is sent, and one to a peer with no receive posted is dropped with no error: the ping-pong keeps a receive posted ahead of every message it is owed; a bw,send server keeps its receives posted as RC's does (no RNR retry covers it), and counts what arrived against the client's count and warm-up: a loss fails the size (EPROTO, or ETIMEDOUT where the last is lost), naming both; the client's figure is what it sent, as ib_send_bw's.  A wait is bounded by timeout= alone (no probes: nothing on UD fails when the peer is gone).  Buffers are host memory reached through the local DMA lkey: a UD QP takes no fast-registration.  Both sides give it (the server listens in the UDP port space).  The result says variant=ud.  Not with qps=N, srq, mem=npu, sge=N, qp_timeout, retry_count, duplex, validate, imm or post_list (EINVAL)" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -887,16 +887,20 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 				  o->sge > 1 ? "sge=N" :
 				  kp_opt_given(o, KP_OPT_QP_TIMEOUT) ? "qp_timeout" :
 				  kp_opt_given(o, KP_OPT_RETRY_COUNT) ? "retry_count" :
+				  o->duplex ? "duplex" : o->validate ? "validate" :
+				  o->wlat_imm ? "imm" : o->post_list ? "post_list" :
 				  NULL;
 
 		if (o->mode != KP_MODE_SLAT &&
+		    !(o->mode == KP_MODE_BW && o->bw_send && !o->bw_read) &&
 		    !(o->role == KP_ROLE_SERVER && o->mode == KP_MODE_PING)) {
-			kp_err(err, errlen, "'ud' runs slat (as ib_send_lat -c UD), not %s",
-			       kp_mode_name(o->mode));
+			kp_err(err, errlen, "'ud' runs slat and bw,send (as ib_send_lat and ib_send_bw -c UD), not %s%s",
+			       kp_mode_name(o->mode),
+			       o->mode == KP_MODE_BW && !o->bw_send ? " of WRITEs or READs" : "");
 			return -EINVAL;
 		}
 		if (bad) {
-			kp_err(err, errlen, "'ud' with %s: a UD test is one QP, host memory through the local DMA lkey, one SGE, and no RC transport's timers",
+			kp_err(err, errlen, "'ud' with %s: a UD test is one QP, host memory through the local DMA lkey, one SGE, plain SENDs one way, one post each, and no RC transport's timers",
 			       bad);
 			return -EINVAL;
 		}

@@ -910,9 +910,19 @@ static void test_ud(void)
 	expect_ok(BASE ",slat,ud,size=64,count=100,warmup=10,light,events");
 	KT_CHECK(o.ud && o.mode == KP_MODE_SLAT && o.light && o.events,
 		 "a slat client, light and events");
-	expect_err(BASE ",ud", -EINVAL, "'ud' runs slat (as ib_send_lat -c UD), not ping");
-	expect_err(BASE ",bw,send,ud", -EINVAL, "not bw");
+	expect_ok(BASE ",bw,send,ud,size=1024,count=500,rate_limit=100");
+	KT_CHECK(o.ud && o.mode == KP_MODE_BW_SEND, "a bw,send client");
+	expect_ok("server,addr=192.0.2.1,port=9,bw,send,ud,recv_post_list=8");
+	KT_CHECK(o.ud && o.bw_send && o.recv_post_list == 8, "a bw,send server with chains");
+	expect_err(BASE ",ud", -EINVAL,
+		   "'ud' runs slat and bw,send (as ib_send_lat and ib_send_bw -c UD), not ping");
+	expect_err(BASE ",bw,ud", -EINVAL, "not bw of WRITEs or READs");
+	expect_err(BASE ",bw,read,ud", -EINVAL, "not bw of WRITEs or READs");
 	expect_err("server,addr=192.0.2.1,port=9,wlat,ud", -EINVAL, "not wlat");
+	expect_err(BASE ",bw,send,ud,duplex", -EINVAL, "'ud' with duplex:");
+	expect_err(BASE ",bw,send,ud,validate", -EINVAL, "'ud' with validate:");
+	expect_err(BASE ",bw,send,ud,imm", -EINVAL, "'ud' with imm:");
+	expect_err(BASE ",bw,send,ud,post_list=4,count=400", -EINVAL, "'ud' with post_list:");
 	expect_err(BASE ",slat,ud,qps=2", -EINVAL, "'ud' with qps=N:");
 	expect_err(BASE ",slat,ud,srq", -EINVAL, "'ud' with srq:");
 	expect_err(BASE ",slat,ud,mem=npu", -EINVAL, "'ud' with mem=npu:");

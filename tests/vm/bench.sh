@@ -337,6 +337,12 @@ while [ $rep -lt "$REPS" ]; do
 		# on both commands, which its client ignores; our server's srq)
 		variant srq 1 "" ",srq" "" "--use_srq"
 		theirs ib_send_bw bw_send $size; ours bw_send $size host
+		# over UD QPs, messages up to the path MTU (perftest -c UD
+		# on both commands, ours ud on both)
+		if [ $size -le 4096 ]; then
+			variant ud 1 "" ",ud" ",ud" "-c UD"
+			ours bw_send $size host; theirs ib_send_bw bw_send $size
+		fi
 		# both directions at once (perftest -b on both commands, ours
 		# duplex on the client); each tool's figure both sides' sum
 		variant dx 1 "" "" ",duplex" "-b" 1

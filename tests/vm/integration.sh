@@ -250,6 +250,28 @@ t_bw_read_duplex() {
 }
 kp_test bw-read-duplex t_bw_read_duplex
 
+# kp_send_duplex_cases "OPTS:SIZE:COUNT:QPS:TAKEN"...: duplex bw,send runs,
+# each side's result whole, each connection's dmesg line counting the
+# other side's messages it took (the server TAKEN, the client's warm-up
+# too)
+kp_send_duplex_cases() {
+	for m in "$@"; do
+		IFS=:
+		set -- $m
+		IFS=$kp_ifs
+		opt=$1 size=$2 count=$3 qps=$4 took=$5
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,duplex,$opt,size=$size,count=$count"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "$opt: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID | head -1)" $size $((count * qps)) bw_send &&
+			kp_check_bw "$(kp_res $SID | head -1)" $size $((count * qps)) bw_send || return 1
+		n=$(dmesg | grep -c "krping_npu $SID: connection [0-9]*: duplex: the peer's $took messages taken, in as many receives")
+		[ "$n" = "$qps" ] || { kp_why "$opt: $n server lines of $took messages taken, want $qps"; return 1; }
+		n=$(dmesg | grep -c "krping_npu $CID: connection [0-9]*: duplex: the peer's $count messages taken, in as many receives")
+		[ "$n" = "$qps" ] || { kp_why "$opt: $n client lines of $count messages taken, want $qps"; return 1; }
+	done
+}
+
 # bw,send,duplex (ib_send_bw -b): each side streams SENDs into the other's
 # receives, posting exactly as many as the other's count (the client's
 # warm-up too) needs, so that none is left over at the size's end, which
@@ -284,27 +306,6 @@ t_send_duplex_threads() {
 }
 kp_test send-duplex-threads t_send_duplex_threads
 
-# kp_send_duplex_cases "OPTS:SIZE:COUNT:QPS:TAKEN"...: duplex bw,send runs,
-# each side's result whole, each connection's dmesg line counting the
-# other side's messages it took (the server TAKEN, the client's warm-up
-# too)
-kp_send_duplex_cases() {
-	for m in "$@"; do
-		IFS=:
-		set -- $m
-		IFS=$kp_ifs
-		opt=$1 size=$2 count=$3 qps=$4 took=$5
-		PORT=$((PORT + 1))
-		kp_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,duplex,$opt,size=$size,count=$count"
-		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "$opt: srv=$SRV cli=$CLI"; return 1; }
-		kp_check_bw "$(kp_res $CID | head -1)" $size $((count * qps)) bw_send &&
-			kp_check_bw "$(kp_res $SID | head -1)" $size $((count * qps)) bw_send || return 1
-		n=$(dmesg | grep -c "krping_npu $SID: connection [0-9]*: duplex: the peer's $took messages taken, in as many receives")
-		[ "$n" = "$qps" ] || { kp_why "$opt: $n server lines of $took messages taken, want $qps"; return 1; }
-		n=$(dmesg | grep -c "krping_npu $CID: connection [0-9]*: duplex: the peer's $count messages taken, in as many receives")
-		[ "$n" = "$qps" ] || { kp_why "$opt: $n client lines of $count messages taken, want $qps"; return 1; }
-	done
-}
 
 # rate_limit= (perftest's software limiter): 400 writes of 4 KiB in
 # bursts of 8 paced to 2 MiB/s cannot average more than 2 x 400/392 MiB/s
@@ -551,6 +552,30 @@ t_ud_slat() {
 		"$((mtu + 1))-byte UD messages" || return 1
 	kp_log "ud: slat over UD QPs $cq and $sq, 1000 x 64 B, $mtu B with events, $((mtu + 1)) B refused"
 }
+# ud on bw,send (ib_send_bw -c UD): SENDs over UD into the receives the
+# server keeps posted; the server counts what arrived against the
+# client's count and warm-up (a loss fails the size, naming both), and
+# the client's figure is whole: 4 KiB x 400 after 20 warm-up, 64 B x
+# 2000 in chains of 8 receives.  A WRITE stream over UD is refused.
+t_ud_send_bw() {
+	kp_verbs_share || return
+	ud_bw_case 4096 400 ",warmup=20" "" 420 &&
+		ud_bw_case 64 2000 "" ",recv_post_list=8" 2000 || return 1
+	[ "$(kpwrite "client,addr=$A,port=$PORT,bw,ud")" = errno=22 ] ||
+		{ kp_why "a WRITE stream over UD not refused"; return 1; }
+	kp_idle "the UD streams"
+}
+# ud_bw_case SIZE COUNT CLIENT_MORE SERVER_MORE TAKEN
+ud_bw_case() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,ud$4" "addr=$A,port=$PORT,bw,send,ud,size=$1,count=$2$3"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "$1 B: srv=$SRV cli=$CLI"; return 1; }
+	kp_check_bw "$(kp_res $CID | head -1)" "$1" "$2" bw_send || return 1
+	[ "$(kp_res $SID)" = "bw_send served #bytes=$1 #messages=$5" ] ||
+		{ kp_why "$1 B: server $(kp_res $SID), want $5 messages"; return 1; }
+}
+kp_test ud-send-bw t_ud_send_bw
+
 # rdma names a QP rdma_create_qp() made after the core's rdma_cm on 6.1
 # and 6.12 (ib_create_qp_kernel(KBUILD_MODNAME)), after its PD, ours, on
 # 5.10: two UD QPs of either name
