@@ -499,6 +499,7 @@ void kp_stats_bw(struct kp_conn *c, u64 n, u64 total_ns)
 	kp_bw_compute(c->t->size, n, total_ns, st->track.window, best, r);
 	kp_cpu_end(st, r);
 	r->gbits = c->t->opts.gbits;
+	r->variant = c->ud ? "ud" : NULL;
 	r->qp = c->idx + 1;
 	/* cpus=: its thread's CPU; otherwise the writer's, unless it moved */
 	if (cpumask_weight(st->cpus_run) == 1)

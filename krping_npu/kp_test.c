@@ -466,7 +466,8 @@ static int kp_test_client_close(struct kp_conn *c, bool more)
 	/* duplex bw,send posted no receive the server's stream left over */
 	if (kp_mode_sink(c->t->mode) && !kp_dx_send(c->t)) {
 		/* the server's data receives left over take skips too */
-		ret = kp_check_hello(c, KP_MSG_SKIP, false);
+		ret = kp_check_hello(c, KP_MSG_SKIP, false) ?:
+		      kp_hello_status(c, "ended the stream");
 		if (ret)
 			return ret;
 		ret = kp_test_skips(c, KP_DATA_RQ);
@@ -737,11 +738,13 @@ static int kp_test_check(struct kp_conn *c)
 		return -EPROTO;
 	}
 	if (c->ud && ((mode != KP_MODE_SLAT && mode != KP_MODE_BW_SEND) ||
-		      duplex || validate || (h->flags & KP_HELLO_IMM))) {
+		      duplex || validate || (h->flags & KP_HELLO_IMM) ||
+		      (mode == KP_MODE_BW_SEND && !count))) {
 		kp_err(t, "ud: this server runs slat and bw,send over UD, and the client asks for %s%s",
 		       kp_mode_name(mode),
 		       duplex || validate || (h->flags & KP_HELLO_IMM) ?
-		       " with duplex, validate or imm" : "");
+		       " with duplex, validate or imm" :
+		       !count ? " by duration" : "");
 		return -EPROTO;
 	}
 	if (count > KP_MAX_COUNT || !size || size > KP_MAX_SIZE ||
@@ -925,6 +928,11 @@ static int kp_test_server_close(struct kp_conn *c)
 	ret = kp_test_fin_wait(c);
 	if (ret)
 		return ret;
+	/* ud: messages lost (kp_send.c), said to the client in the FIN */
+	if (c->ud_loss) {
+		kp_send_hello(c, KP_MSG_FIN, c->ud_loss, 0, 0);
+		return c->ud_loss;
+	}
 	if (kp_mode_atomic(t->mode)) {
 		ret = kp_atomic_check(c, be64_to_cpu(h->info.buf));
 		if (ret) {
@@ -957,6 +965,9 @@ static int kp_test_server_size(struct kp_test *t)
 			return ret;
 	}
 	ret = kp_test_run(t);
+	/* ud: the client waits for the SKIP, and no disconnect tells it */
+	if (ret && t->conns[0]->ud && kp_mode_sink(t->mode))
+		kp_send_hello(t->conns[0], KP_MSG_SKIP, ret, 0, 0);
 	if (ret)
 		return ret;
 	for (i = 0; i < t->nconns; i++) {

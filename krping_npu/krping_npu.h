@@ -499,6 +499,7 @@ struct kp_conn {
 	u32 remote_qpn;
 	u32 remote_qkey;
 	u32 ud_mtu;		/* ud: the largest message, the path MTU */
+	int ud_loss;		/* ud: bw,send's messages lost: the size's errno */
 	u32 port;
 	u32 sq_depth;
 	u32 cq_depth;

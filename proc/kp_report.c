@@ -318,6 +318,7 @@ void kp_bw_compute(u32 bytes, u64 iters, u64 total_ns, u32 window,
 	r->qps = 0;
 	r->qp = 0;
 	r->cpu = -1;
+	r->variant = NULL;
 	r->bw_avg_x100 = kp_mib_x100((u64)bytes * iters, total_ns);
 	r->bw_peak_x100 = kp_mib_x100((u64)bytes * window, best_ns);
 	r->gbps_avg_x100 = kp_gbps_x100((u64)bytes * iters, total_ns);
@@ -600,6 +601,8 @@ int kp_bw_format(char *buf, size_t len, const char *mode,
 		kp_bw_put(&o, r, i, false);
 	if (r->qp && r->cpu >= 0)
 		kp_put(&o, " cpu=%d", r->cpu);
+	if (r->variant)
+		kp_put(&o, " variant=%s", r->variant);
 	return (int)o.n;
 }
 
@@ -797,6 +800,8 @@ int kp_bw_json(char *buf, size_t len, const struct kp_json_ctx *c,
 		kp_bw_put(&o, r, i, true);
 	if (r->qp && r->cpu >= 0)
 		kp_put(&o, ", \"cpu\": %d", r->cpu);
+	if (r->variant)
+		kp_put(&o, ", \"variant\": \"%s\"", r->variant);
 	kp_put(&o, "}");
 	return (int)o.n;
 }

@@ -153,6 +153,8 @@ struct kp_bw_result {
 	u32 qp;
 	/* on a connection's own line: the CPU its stream ran on, -1 several */
 	s32 cpu;
+	/* how it ran where RC is not all it says ("ud"), or NULL */
+	const char *variant;
 };
 
 /*

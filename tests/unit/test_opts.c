@@ -923,6 +923,8 @@ static void test_ud(void)
 	expect_err(BASE ",bw,send,ud,validate", -EINVAL, "'ud' with validate:");
 	expect_err(BASE ",bw,send,ud,imm", -EINVAL, "'ud' with imm:");
 	expect_err(BASE ",bw,send,ud,post_list=4,count=400", -EINVAL, "'ud' with post_list:");
+	expect_err(BASE ",bw,send,ud,duration=2", -EINVAL, "'ud' with bw,send by duration:");
+	expect_ok(BASE ",slat,ud,duration=2");
 	expect_err(BASE ",slat,ud,qps=2", -EINVAL, "'ud' with qps=N:");
 	expect_err(BASE ",slat,ud,srq", -EINVAL, "'ud' with srq:");
 	expect_err(BASE ",slat,ud,mem=npu", -EINVAL, "'ud' with mem=npu:");

@@ -390,6 +390,12 @@ static void test_bw(void)
 	KT_CHECK(!strncmp(line, "bw #bytes=1048576 #iterations=1000 ", 35),
 		 "bw head: %s", line);
 	KT_CHECK(!strstr(line, "Gb/sec"), "no Gb/s unless asked: %s", line);
+	KT_CHECK(!strstr(line, "variant"), "no variant unless set: %s", line);
+	r.variant = "ud";
+	kp_bw_format(line, sizeof(line), "bw_send", &r);
+	KT_CHECK(strstr(line, " variant=ud") &&
+		 !strcmp(strrchr(line, ' '), " variant=ud"), "ud bw text: %s", line);
+	r.variant = NULL;
 	KT_CHECK(field(line, "CPU[s/GiB]") == 0.0, "no CPU time: %s", line);
 	/* 1000 MiB moved with 0.25 s of thread and 0.5 s of softirq: 0.768 s/GiB */
 	kp_bw_cpu(&r, 250000000ull, 500000000ull);

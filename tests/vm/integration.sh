@@ -560,7 +560,9 @@ t_ud_slat() {
 t_ud_send_bw() {
 	kp_verbs_share || return
 	ud_bw_case 4096 400 ",warmup=20" "" 420 &&
-		ud_bw_case 64 2000 "" ",recv_post_list=8" 2000 || return 1
+		ud_bw_case 64 2000 ",rate_limit=1,burst_size=64" ",recv_post_list=8" 2000 || return 1
+	dmesg | grep -q "krping_npu $SID: connection 0: 2000 data receives posted in 250 chains of 8" ||
+		{ kp_why "64 B: no server line of 250 chains of 8"; return 1; }
 	[ "$(kpwrite "client,addr=$A,port=$PORT,bw,ud")" = errno=22 ] ||
 		{ kp_why "a WRITE stream over UD not refused"; return 1; }
 	kp_idle "the UD streams"
@@ -570,9 +572,11 @@ ud_bw_case() {
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,ud$4" "addr=$A,port=$PORT,bw,send,ud,size=$1,count=$2$3"
 	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "$1 B: srv=$SRV cli=$CLI"; return 1; }
-	kp_check_bw "$(kp_res $CID | head -1)" "$1" "$2" bw_send || return 1
+	r=$(kp_res $CID | head -1)
+	kp_check_bw "$r" "$1" "$2" bw_send || return 1
+	[ "$(kp_num "$r" variant)" = ud ] || { kp_why "$1 B: $r"; return 1; }
 	[ "$(kp_res $SID)" = "bw_send served #bytes=$1 #messages=$5" ] ||
-		{ kp_why "$1 B: server $(kp_res $SID), want $5 messages"; return 1; }
+		{ kp_why "$1 B: server $(kp_res $SID), want $5 messages: $(dmesg | grep "krping_npu $SID: ud:" | tail -2)"; return 1; }
 }
 kp_test ud-send-bw t_ud_send_bw
 
