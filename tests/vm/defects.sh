@@ -464,6 +464,43 @@ t_warmup_fin_bound() {
 		{ kp_why "$mibs MiB/s: the warm-up fits in the timeout, proves nothing"; return 1; }
 	kp_idle "the warm-up under probe=0"
 }
+# ud bw,send losing messages: the server held 1 s at its first repost
+# (kpdelay on kp_data_recv_used, its comm only) while the client streams
+# 2000 x 64 B into its 512 receives, which takes under 0.2 s here: the
+# rest, the last among them, are dropped with no error anywhere.  The
+# server ends at its 2 s timeout, naming what arrived (its receives, no
+# more), and its SKIP carries the error, so the client fails at once
+# with it, not at its own timeout.
+t_ud_loss() {
+	kp_verbs_share || return
+	PORT=$((PORT + 1))
+	base=$(kp_last_id)
+	cp /usr/bin/kpwrite /usr/bin/kpsrv
+	insmod $KP/kpdelay.ko sym=kp_data_recv_used ms=1000 comm=kpsrv max=1 ||
+		{ kp_why "insmod kpdelay"; return 1; }
+	kpsrv "server,addr=$A,port=$PORT,ud,timeout=2000" > /tmp/srv.out 2>&1 &
+	sp=$!
+	kp_listening "$base"
+	t0=$(now_ms)
+	out=$(kpwrite "client,addr=$A,port=$PORT,bw,send,ud,size=64,count=2000,timeout=20000")
+	t1=$(now_ms)
+	wait $sp
+	hits=$(cat /sys/module/kpdelay/parameters/hits)
+	rmmod kpdelay
+	[ "$hits" = 1 ] || { kp_why "the server was held $hits times, want 1"; return 1; }
+	sid=$(kp_new_id "$base" server) cid=$(kp_new_id "$base" client)
+	[ "$(cat /tmp/srv.out)" = errno=110 ] && [ "$out" = errno=110 ] ||
+		{ kp_why "server $(cat /tmp/srv.out), client $out, want errno=110 on both"; return 1; }
+	n=$(dmesg | sed -n "s/.*krping_npu $sid: ud: \([0-9]*\) of 2000 messages arrived, then none: lost .*/\1/p")
+	[ -n "$n" ] && [ "$n" -ge 1 ] && [ "$n" -lt 2000 ] ||
+		{ kp_why "no server line naming the messages that arrived: $(dmesg | grep "krping_npu $sid:" | tail -3)"; return 1; }
+	dmesg | grep -q "krping_npu $cid: server ended the stream: error -110" ||
+		{ kp_why "no client line with the server's error"; return 1; }
+	# the client heard it from the SKIP, well inside its own 20 s
+	[ $((t1 - t0)) -lt 10000 ] || { kp_why "the client took $((t1 - t0)) ms"; return 1; }
+	kp_log "ud-loss: $n of 2000 arrived; both sides errno 110, the client after $((t1 - t0)) ms"
+	kp_idle "the lossy UD stream"
+}
 if want liveness; then
 	kp_test peer-no-fin t_peer_no_fin
 	kp_test warmup-fin-bound t_warmup_fin_bound
@@ -472,6 +509,7 @@ if want liveness; then
 	kp_test peer-vanished t_peer_vanished
 	kp_test sink-qps2-slow-probed t_sink_qps_slow ",probe=500" "ret=*"
 	kp_test sink-qps2-slow-probe-off t_sink_qps_slow ",probe=0" "errno=110"
+	kp_test ud-send-bw-loss t_ud_loss
 fi
 # wlat,imm against a server that answers the client's last write without
 # the last mark (issue 39.9): the client ends by its own count and says
