@@ -158,7 +158,7 @@ static void kp_srq_event(struct ib_event *ev, void *ctx)
 
 /*
  * srq: the connection's shared receive queue, as deep as its receive
- * queue would be (perftest --use_srq); a server's serves one QP, so a
+ * queue would be (perftest --use-srq); a server's serves one QP, so a
  * client of more is refused before any is set up (kp_run_server()).
  */
 static int kp_srq_create(struct kp_conn *c, struct ib_device *dev,

@@ -882,7 +882,7 @@ static void test_send_duplex(void)
 	expect_err(BASE ",bw,send,read,duplex", -EINVAL, "two different streams");
 }
 
-/* srq: a server's, or a slat client's, as perftest --use_srq */
+/* srq: a server's, or a slat client's, as perftest --use-srq */
 static void test_srq(void)
 {
 	expect_ok("server,addr=192.0.2.1,port=9,srq");
@@ -892,7 +892,7 @@ static void test_srq(void)
 	expect_ok(BASE ",slat,srq,size=64");
 	KT_CHECK(o.srq && o.mode == KP_MODE_SLAT, "a slat client");
 	expect_err(BASE ",bw,send,srq", -EINVAL,
-		   "'srq' is for a server, or a slat client (as perftest --use_srq): a bw client");
+		   "'srq' is for a server, or a slat client (as perftest --use-srq): a bw client");
 	expect_err(BASE ",rlat,srq", -EINVAL, "a rlat client posts control receives only");
 	expect_err("server,addr=192.0.2.1,port=9,srq,mem=npu", -EINVAL,
 		   "an SRQ's receives do not flush with the QP");

@@ -300,8 +300,8 @@ while [ $rep -lt "$REPS" ]; do
 			theirs ib_read_lat rlat $size 1 events; ours rlat $size host 1 events
 			theirs ib_send_lat slat $size 1 events; ours slat $size host 1 events
 			# receives through an SRQ on both sides (perftest
-			# --use_srq on both of its commands, ours srq on both)
-			variant srq 1 "" ",srq" ",srq" "--use_srq"
+			# --use-srq on both of its commands, ours srq on both)
+			variant srq 1 "" ",srq" ",srq" "--use-srq"
 			theirs ib_send_lat slat $size; ours slat $size host
 			# over UD QPs (perftest -c UD on both of its commands,
 			# ours ud on both)
@@ -333,9 +333,9 @@ while [ $rep -lt "$REPS" ]; do
 		ours bw $size host; theirs ib_write_bw bw $size
 		variant rlist8 8 "" ",recv_post_list=8" "" "--recv_post_list=8"
 		theirs ib_send_bw bw_send $size; ours bw_send $size host
-		# the server's receives through an SRQ (perftest --use_srq
+		# the server's receives through an SRQ (perftest --use-srq
 		# on both commands, which its client ignores; our server's srq)
-		variant srq 1 "" ",srq" "" "--use_srq"
+		variant srq 1 "" ",srq" "" "--use-srq"
 		theirs ib_send_bw bw_send $size; ours bw_send $size host
 		# over UD QPs, messages up to the path MTU (perftest -c UD
 		# on both commands, ours ud on both)

@@ -467,7 +467,7 @@ t_write_validate() {
 }
 kp_test write-validate t_write_validate
 
-# srq (perftest --use_srq): a server whose receives, control and data, go
+# srq (perftest --use-srq): a server whose receives, control and data, go
 # through an SRQ of its own serves a bw,send stream, and a slat ping-pong
 # whose client has one too; each side's dmesg line counts the receives
 # posted through it, at least one a message it took, and a side without
