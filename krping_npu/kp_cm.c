@@ -64,12 +64,6 @@ static struct kp_conn *kp_cm_claim(struct kp_test *t, struct rdma_cm_id *id,
 }
 
 /*
- * The CM's events for this test's ids: each carries its connection as
- * context (the listener connection 0's).  What the waiter reads after the
- * state (child_id, the peer's depths, the error) is stored before the
- * state is published with release semantics.
- */
-/*
  * ud, the client: the server's address, QP and qkey, from its SIDR
  * reply.  The CM frees the event's address once this returns, so it is
  * copied; the writer makes the address handle from it once the wait is
@@ -84,6 +78,12 @@ static void kp_ud_established(struct kp_conn *c, struct rdma_ud_param *p)
 	c->remote_qkey = p->qkey;
 }
 
+/*
+ * The CM's events for this test's ids: each carries its connection as
+ * context (the listener connection 0's).  What the waiter reads after the
+ * state (child_id, the peer's depths, the error) is stored before the
+ * state is published with release semantics.
+ */
 static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct kp_conn *c = id->context;
