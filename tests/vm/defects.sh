@@ -42,15 +42,36 @@ kp_loop() {
 	LOOP_FAILS="srv: $(grep -v '^ret=' /tmp/loop.srv | sort | uniq -c | tr '\n' ' ') cli: $(grep -v '^ret=' /tmp/loop.cli | sort | uniq -c | tr '\n' ' ')"
 }
 
-# kp_delay_on SYM MS [COMM]: kpdelay.ko spins MS ms at SYM's entry (for
-# callers named COMM), so a race window is wide open every time
+# kp_delay_on SYM MS [COMM [MAX]]: kpdelay.ko spins MS ms at SYM's entry
+# (for callers named COMM, the first MAX of them), so a race window is
+# wide open every time
 kp_delay_on() {
-	insmod $KP/kpdelay.ko sym="$1" ms="$2" comm="${3:-}" ||
+	insmod $KP/kpdelay.ko sym="$1" ms="$2" comm="${3:-}" ${4:+max=$4} ||
 		{ kp_why "insmod kpdelay sym=$1"; return 1; }
 }
 kp_delay_off() {
 	DELAY_HITS=$(cat /sys/module/kpdelay/parameters/hits)
 	rmmod kpdelay
+}
+# kp_held_pair SRV CLI "SERVER_OPTS" "CLIENT_OPTS": with kpdelay on
+# (kp_delay_on), a server run as SRV in the background and a client as
+# CLI (kpwrite under those names, so that comm= picks one side); then
+# kpdelay off.  $srv and $out are what each said, $cli_ms the client's
+# time, $base the last record before them, $DELAY_HITS the holds.
+kp_held_pair() {
+	for b in "$1" "$2"; do
+		[ "$b" = kpwrite ] || cp /usr/bin/kpwrite "/usr/bin/$b"
+	done
+	base=$(kp_last_id)
+	"$1" "server,$3" > /tmp/srv.out 2>&1 &
+	hsp=$!
+	kp_listening "$base"
+	t0=$(now_ms)
+	out=$("$2" "client,$4")
+	cli_ms=$(($(now_ms) - t0))
+	wait $hsp
+	kp_delay_off
+	srv=$(cat /tmp/srv.out)
 }
 
 # 4. fr: a quick client must not fail its server; the server records it
@@ -371,23 +392,15 @@ t_peer_vanished() {
 t_sink_qps_slow() {
 	probe=$1 want_srv=$2
 	PORT=$((PORT + 1))
-	base=$(kp_last_id)
 	# without probes the server must give up inside one 2 s stall (the
 	# longest kpdelay holds): its bound 1 s, half the stall (a 2 s bound
 	# against it was a toss-up, 1.5 s close to one on a loaded machine)
 	stm=2000
 	[ "$probe" = ",probe=0" ] && stm=1000
-	cp /usr/bin/kpwrite /usr/bin/kpcli
-	insmod $KP/kpdelay.ko sym=kp_bw_step ms=2000 comm=kpcli max=2 ||
-		{ kp_why "insmod kpdelay"; return 1; }
-	kpwrite "server,addr=$A,port=$PORT,timeout=$stm$probe" > /tmp/srv.out 2>&1 &
-	sp=$!
-	kp_listening "$base"
-	out=$(kpcli "client,addr=$A,port=$PORT,bw,send,qps=2,size=4096,count=100,timeout=5000")
-	wait $sp
-	hits=$(cat /sys/module/kpdelay/parameters/hits)
-	rmmod kpdelay
-	srv=$(cat /tmp/srv.out)
+	kp_delay_on kp_bw_step 2000 kpcli 2 || return 1
+	kp_held_pair kpwrite kpcli "addr=$A,port=$PORT,timeout=$stm$probe" \
+		"addr=$A,port=$PORT,bw,send,qps=2,size=4096,count=100,timeout=5000"
+	hits=$DELAY_HITS
 	# probe=0: the server may give up, and the client hear it, inside
 	# the first hold, before the second stream's step (arm64-16k, once)
 	[ "$hits" = 2 ] || { [ "$probe" = ",probe=0" ] && [ "$hits" = 1 ]; } ||
@@ -474,31 +487,21 @@ t_warmup_fin_bound() {
 t_ud_loss() {
 	kp_verbs_share || return
 	PORT=$((PORT + 1))
-	base=$(kp_last_id)
-	cp /usr/bin/kpwrite /usr/bin/kpsrv
-	insmod $KP/kpdelay.ko sym=kp_data_recv_used ms=1000 comm=kpsrv max=1 ||
-		{ kp_why "insmod kpdelay"; return 1; }
-	kpsrv "server,addr=$A,port=$PORT,ud,timeout=2000" > /tmp/srv.out 2>&1 &
-	sp=$!
-	kp_listening "$base"
-	t0=$(now_ms)
-	out=$(kpwrite "client,addr=$A,port=$PORT,bw,send,ud,size=64,count=2000,timeout=20000")
-	t1=$(now_ms)
-	wait $sp
-	hits=$(cat /sys/module/kpdelay/parameters/hits)
-	rmmod kpdelay
-	[ "$hits" = 1 ] || { kp_why "the server was held $hits times, want 1"; return 1; }
+	kp_delay_on kp_data_recv_used 1000 kpsrv 1 || return 1
+	kp_held_pair kpsrv kpwrite "addr=$A,port=$PORT,ud,timeout=2000" \
+		"addr=$A,port=$PORT,bw,send,ud,size=64,count=2000,timeout=20000"
+	[ "$DELAY_HITS" = 1 ] || { kp_why "the server was held $DELAY_HITS times, want 1"; return 1; }
 	sid=$(kp_new_id "$base" server) cid=$(kp_new_id "$base" client)
-	[ "$(cat /tmp/srv.out)" = errno=110 ] && [ "$out" = errno=110 ] ||
-		{ kp_why "server $(cat /tmp/srv.out), client $out, want errno=110 on both"; return 1; }
+	[ "$srv" = errno=110 ] && [ "$out" = errno=110 ] ||
+		{ kp_why "server $srv, client $out, want errno=110 on both"; return 1; }
 	n=$(dmesg | sed -n "s/.*krping_npu $sid: ud: \([0-9]*\) of 2000 messages arrived, then none: lost .*/\1/p")
 	[ -n "$n" ] && [ "$n" -ge 1 ] && [ "$n" -lt 2000 ] ||
 		{ kp_why "no server line naming the messages that arrived: $(dmesg | grep "krping_npu $sid:" | tail -3)"; return 1; }
 	dmesg | grep -q "krping_npu $cid: server ended the stream: error -110" ||
 		{ kp_why "no client line with the server's error"; return 1; }
 	# the client heard it from the SKIP, well inside its own 20 s
-	[ $((t1 - t0)) -lt 10000 ] || { kp_why "the client took $((t1 - t0)) ms"; return 1; }
-	kp_log "ud-loss: $n of 2000 arrived; both sides errno 110, the client after $((t1 - t0)) ms"
+	[ "$cli_ms" -lt 10000 ] || { kp_why "the client took $cli_ms ms"; return 1; }
+	kp_log "ud-loss: $n of 2000 arrived; both sides errno 110, the client after $cli_ms ms"
 	kp_idle "the lossy UD stream"
 }
 if want liveness; then
