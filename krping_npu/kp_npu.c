@@ -563,6 +563,7 @@ int kp_npu_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 		return n < 0 ? n : -EINVAL;
 	}
 	b->dma = b->mr->iova;
+	b->iova = b->dma;
 	if (c->t->opts.verbose)
 		kp_info(c->t, "NPU buffer 0x%llx: MR of %llu bytes in %u pages of %u (NPU pages of %llu)",
 			b->npu_va, b->mr->length, npages, b->page_size,

@@ -499,7 +499,9 @@ void kp_stats_bw(struct kp_conn *c, u64 n, u64 total_ns)
 	kp_bw_compute(c->t->size, n, total_ns, st->track.window, best, r);
 	kp_cpu_end(st, r);
 	r->gbits = c->t->opts.gbits;
-	r->variant = c->ud ? "ud" : NULL;
+	/* qps=N: which MRs the data went through (kp_smr_wanted()) */
+	r->variant = c->ud ? "ud" : c->t->nconns > 1 && !kp_smr_wanted(c->t) ?
+		     "mr_per_qp" : NULL;
 	r->qp = c->idx + 1;
 	/* cpus=: its thread's CPU; otherwise the writer's, unless it moved */
 	if (cpumask_weight(st->cpus_run) == 1)

@@ -167,11 +167,29 @@ static bool kp_test_wlat_src(struct kp_conn *c)
  */
 #define KP_VAL_ALIGN	128
 
+/*
+ * ... in the pages an MR of this connection's maps: all of its own MR's,
+ * or a share of the test's one MR's, in the largest pages the device
+ * takes up to KP_VAL_BYTES (a block's MR pages are as large as its
+ * alignment allows: kp_smr_add()).
+ */
+static u64 kp_test_val_bytes(struct kp_conn *c)
+{
+	struct ib_device *dev = kp_dev(c);
+	u32 pages = dev->attrs.max_fast_reg_page_list_len;
+	u64 pg = PAGE_SIZE;
+
+	if (kp_smr_wanted(c->t)) {
+		pages /= c->t->nconns;
+		while (pg < KP_VAL_BYTES && (dev->attrs.page_size_cap & (pg << 1)))
+			pg <<= 1;
+	}
+	return min_t(u64, KP_VAL_BYTES, (u64)(pages > 2 ? pages - 2 : 1) * pg);
+}
+
 static void kp_test_val_slots(struct kp_conn *c)
 {
-	u32 pages = kp_dev(c)->attrs.max_fast_reg_page_list_len;
-	u64 bytes = min_t(u64, KP_VAL_BYTES,
-			  (u64)(pages > 2 ? pages - 2 : 1) * PAGE_SIZE);
+	u64 bytes = kp_test_val_bytes(c);
 	u32 n;
 
 	c->val_stride = ALIGN(c->t->size, dma_get_cache_alignment());
@@ -200,6 +218,7 @@ static void kp_test_val_slots(struct kp_conn *c)
 /* The data buffers and the timestamps of a test mode (fr included). */
 static int kp_test_alloc(struct kp_conn *c)
 {
+	u32 len;
 	int ret;
 
 	c->val_slots = 1;
@@ -214,8 +233,9 @@ static int kp_test_alloc(struct kp_conn *c)
 		return -EOPNOTSUPP;
 	}
 	/* ud: a receive takes the header ahead of the message */
-	ret = kp_buf_alloc(c, &c->rdma,
-			   c->val_slots * c->val_stride + c->recv_hdr);
+	len = c->val_slots * c->val_stride + c->recv_hdr;
+	ret = kp_smr_wanted(c->t) ? kp_smr_add(c, &c->rdma, len) :
+	      kp_buf_alloc(c, &c->rdma, len);
 	if (!ret && kp_test_wlat_src(c))
 		ret = kp_buf_alloc(c, &c->start, c->t->size);
 	/* rw: a window of contexts for bw, one for rlat */
@@ -233,7 +253,9 @@ static void kp_test_release(struct kp_conn *c)
 	kp_rw_free(c);
 	kp_stats_free(c);
 	kp_buf_free(c, &c->start);
-	kp_buf_free(c, &c->rdma);
+	/* a block of the test's MR goes with it, after every connection's */
+	if (!c->rdma.mr_shared)
+		kp_buf_free(c, &c->rdma);
 }
 
 /*
@@ -254,12 +276,21 @@ static int kp_test_prepare(struct kp_conn *c)
 	/* ud: SENDs alone, through the local DMA lkey; no fast-reg on UD */
 	if (c->ud)
 		return kp_test_alloc(c);
-	return kp_test_alloc(c) ?:
-	       kp_post_reg(c, &c->rdma, KP_REMOTE_ALL |
-			   (kp_mode_atomic(c->t->mode) &&
-			    c->t->opts.role == KP_ROLE_SERVER ?
-			    IB_ACCESS_REMOTE_ATOMIC : 0), true) ?:
-	       kp_wait_for(c, KP_WR_REG, 0) ?:
+	ret = kp_test_alloc(c);
+	if (ret)
+		return ret;
+	/*
+	 * The test's MR is registered once, with its last block: the data
+	 * comes after every connection's HELLO_ACK, the earlier ones'
+	 * receives are posted under a key the MR takes only then.
+	 */
+	if (!c->rdma.mr_shared || c->idx + 1 == c->t->nconns)
+		ret = kp_post_reg(c, &c->rdma, KP_REMOTE_ALL |
+				  (kp_mode_atomic(c->t->mode) &&
+				   c->t->opts.role == KP_ROLE_SERVER ?
+				   IB_ACCESS_REMOTE_ATOMIC : 0), true) ?:
+		      kp_wait_for(c, KP_WR_REG, 0);
+	return ret ?:
 	       (kp_test_wlat_src(c) ?
 		kp_post_reg(c, &c->start, IB_ACCESS_LOCAL_WRITE, true) ?:
 		kp_wait_for(c, KP_WR_REG, 0) : 0);
@@ -455,7 +486,7 @@ static int kp_test_client_open(struct kp_conn *c)
 		}
 		c->skip_in = skip;
 	}
-	return kp_mode_atomic(c->t->mode) ? kp_atomic_begin(c) : 0;
+	return 0;
 }
 
 /* ... and from the stream's end to the server's FIN. */
@@ -634,6 +665,12 @@ static int kp_test_client_size(struct kp_test *t, bool more)
 		if (ret)
 			return ret;
 	}
+	/* the targets' start, once the server's MR is in: its last ACK */
+	for (i = 0; kp_mode_atomic(t->mode) && i < t->nconns; i++) {
+		ret = kp_atomic_begin(t->conns[i]);
+		if (ret)
+			return ret;
+	}
 	kp_hw_begin(t);
 	ret = kp_test_run(t);
 	if (ret)
@@ -654,6 +691,7 @@ static int kp_test_client_size(struct kp_test *t, bool more)
 		if (ret)
 			return ret;
 	}
+	kp_smr_release(t);
 	kp_lat_free(t);
 	return 0;
 }
@@ -975,6 +1013,7 @@ static int kp_test_server_size(struct kp_test *t)
 		if (ret)
 			return ret;
 	}
+	kp_smr_release(t);
 	kp_lat_free(t);
 	return 0;
 }

@@ -301,6 +301,36 @@ static u32 kp_rw_max_pages(struct kp_test *t)
 	return DIV_ROUND_UP(size, PAGE_SIZE) + 1;
 }
 
+/*
+ * The connection's PD: its own, or (qps=N) connection 0's, as perftest's
+ * QPs share one; connection 0 is set up first and torn down last.
+ */
+static int kp_pd_get(struct kp_conn *c, struct ib_device *dev)
+{
+	struct kp_conn *c0 = c->t->conns[0];
+	int ret;
+
+	if (c->idx) {
+		if (!c0->pd || c0->pd->device != dev) {
+			kp_err(c->t, "connection %u is on %s, connection 0 %s: one PD cannot serve both",
+			       c->idx, dev_name(&dev->dev),
+			       c0->pd ? dev_name(&c0->pd->device->dev) : "on none");
+			return -EXDEV;
+		}
+		c->pd = c0->pd;
+		c->pd_shared = true;
+		return 0;
+	}
+	c->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(c->pd)) {
+		ret = PTR_ERR(c->pd);
+		c->pd = NULL;
+		kp_err(c->t, "ib_alloc_pd: %d", ret);
+		return ret;
+	}
+	return 0;
+}
+
 int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 {
 	static const enum ib_poll_context poll_ctx[] = {
@@ -380,13 +410,9 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	}
 	c->cq_depth = min_t(u32, c->cq_depth, dev->attrs.max_cqe);
 
-	c->pd = ib_alloc_pd(dev, 0);
-	if (IS_ERR(c->pd)) {
-		ret = PTR_ERR(c->pd);
-		c->pd = NULL;
-		kp_err(c->t, "ib_alloc_pd: %d", ret);
+	ret = kp_pd_get(c, dev);
+	if (ret)
 		return ret;
-	}
 
 	ret = kp_cqe_alloc(c);
 	if (ret)
@@ -524,6 +550,7 @@ int kp_probe_target(struct kp_conn *c)
 		kp_err(c->t, "probe target: ib_map_mr_sg: %d", n);
 		return n < 0 ? n : -EINVAL;
 	}
+	b->iova = b->mr->iova;
 	return kp_post_reg(c, b, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 			   IB_ACCESS_REMOTE_WRITE, true) ?:
 	       kp_wait_for(c, KP_WR_REG, 0);
@@ -719,7 +746,9 @@ void kp_free_verbs(struct kp_conn *c)
 	if (c->pd) {
 		kp_probe_target_free(c);
 		kp_buf_free(c, &c->start);
-		kp_buf_free(c, &c->rdma);
+		/* a block of the test's MR: with it, after every QP */
+		if (!c->rdma.mr_shared)
+			kp_buf_free(c, &c->rdma);
 		kp_ctrl_free(c, &c->recv_buf, c->recv_dma,
 			     c->recv_hdr + KP_CTRL_SIZE);
 		c->recv_msg = NULL;
@@ -730,10 +759,13 @@ void kp_free_verbs(struct kp_conn *c)
 		c->cq = NULL;
 	}
 	kp_cqe_free(c);
-	if (c->pd) {
+	/* connection 0, the last: no QP of the test is left */
+	if (c->pd && !c->pd_shared) {
+		kp_smr_release(c->t);
 		ib_dealloc_pd(c->pd);
-		c->pd = NULL;
 	}
+	c->pd = NULL;
+	c->pd_shared = false;
 }
 
 /*
@@ -769,6 +801,7 @@ int kp_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 		return -EINVAL;
 	}
 	b->size = size;
+	b->span = size;
 	b->vaddr = alloc_pages_exact(PAGE_ALIGN(size),
 				     GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	if (!b->vaddr) {
@@ -800,7 +833,130 @@ int kp_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 		kp_err(c->t, "ib_map_mr_sg: %d", n);
 		return n < 0 ? n : -EINVAL;
 	}
+	b->iova = b->mr->iova;
 	return 0;
+}
+
+/* kp_smr_add() on connection 0: the MR, and the key all will advertise. */
+static int kp_smr_begin(struct kp_conn *c, u32 size)
+{
+	struct kp_smr *s = &c->t->smr;
+	struct ib_device *dev = kp_dev(c);
+	u32 npages;
+	int ret;
+
+	if (s->mr || s->sgl) {
+		kp_err(c->t, "the test's MR outlived a size");
+		return -EPROTO;
+	}
+	s->page_size = kp_host_mr_page(dev, size);
+	s->stride = ALIGN(size, s->page_size);
+	npages = s->stride / s->page_size * c->t->nconns;
+	if (npages > dev->attrs.max_fast_reg_page_list_len) {
+		kp_err(c->t, "one MR over %u buffers of %u bytes needs %u pages of %u, the device maps %u (mr_per_qp gives each its own)",
+		       c->t->nconns, size, npages, s->page_size,
+		       dev->attrs.max_fast_reg_page_list_len);
+		return -EINVAL;
+	}
+	s->sgl = kcalloc(c->t->nconns, sizeof(*s->sgl), GFP_KERNEL);
+	if (!s->sgl)
+		return -ENOMEM;
+	sg_init_table(s->sgl, c->t->nconns);
+	s->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, npages);
+	if (IS_ERR(s->mr)) {
+		ret = PTR_ERR(s->mr);
+		s->mr = NULL;
+		kp_err(c->t, "ib_alloc_mr(%u pages): %d", npages, ret);
+		return ret;
+	}
+	/* the peer learns the key before the last block is in */
+	ib_update_fast_reg_key(s->mr, (u8)ib_inc_rkey(s->mr->rkey));
+	return 0;
+}
+
+/*
+ * @b, @size bytes, as connection @c's block of the test's MR: the MR with
+ * connection 0's, mapped over all of them with the last one's; the caller
+ * then registers it (kp_post_reg()).  Every connection's block has the
+ * same stride in the MR: the first size, rounded up to its pages.
+ */
+int kp_smr_add(struct kp_conn *c, struct kp_buf *b, u32 size)
+{
+	struct kp_smr *s = &c->t->smr;
+	struct ib_device *dev = kp_dev(c);
+	u32 n = c->t->nconns;
+	int ret;
+
+	if (!c->idx) {
+		ret = kp_smr_begin(c, size);
+		if (ret)
+			return ret;
+	} else if (!s->mr || size > s->stride) {
+		kp_err(c->t, "connection %u: a buffer of %u bytes, where the test's MR has blocks of %u",
+		       c->idx, size, s->stride);
+		return -EPROTO;
+	}
+	b->live = true;
+	atomic_inc(&kp_live.bufs);
+	b->size = size;
+	b->span = s->stride;
+	b->page_size = s->page_size;
+	b->vaddr = alloc_pages_exact(PAGE_ALIGN(b->span),
+				     GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	if (!b->vaddr) {
+		kp_err(c->t, "no %u contiguous bytes of host memory", b->span);
+		return -ENOMEM;
+	}
+	b->dma = ib_dma_map_single(dev, b->vaddr, b->span, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, b->dma)) {
+		free_pages_exact(b->vaddr, PAGE_ALIGN(b->span));
+		b->vaddr = NULL;
+		return -ENOMEM;
+	}
+	b->mapped = true;
+	/* an IOMMU may put a block off the MR's pages: no MR spans it */
+	if (b->dma & (s->page_size - 1)) {
+		kp_err(c->t, "connection %u's buffer is mapped at 0x%llx, off the test's MR's %u-byte pages (mr_per_qp gives each its own)",
+		       c->idx, b->dma, s->page_size);
+		return -EINVAL;
+	}
+	if (!c->idx)
+		s->iova = b->dma;
+	b->mr = s->mr;
+	b->mr_shared = true;
+	b->iova = s->iova + (u64)c->idx * s->stride;
+	sg_dma_address(&s->sgl[c->idx]) = b->dma;
+	sg_dma_len(&s->sgl[c->idx]) = c->idx + 1 < n ? s->stride : size;
+	if (c->idx + 1 < n)
+		return 0;
+	ret = ib_map_mr_sg(s->mr, s->sgl, n, NULL, s->page_size);
+	if (ret != n || s->mr->iova != s->iova) {
+		kp_err(c->t, "ib_map_mr_sg: %d of %u blocks, at 0x%llx for 0x%llx",
+		       ret, n, s->mr->iova, s->iova);
+		return ret < 0 ? ret : -EINVAL;
+	}
+	kp_info(c->t, "one MR for the %u connections' buffers: blocks of %u bytes, %llu bytes in pages of %u",
+		n, s->stride, s->mr->length, s->page_size);
+	return 0;
+}
+
+/*
+ * The test's MR, then each connection's block of it, once no QP can reach
+ * them: at a size's end, or at connection 0's teardown, the last.  The
+ * blocks are all mapped for connection 0's device (one PD).
+ */
+void kp_smr_release(struct kp_test *t)
+{
+	struct kp_smr *s = &t->smr;
+	u32 i;
+
+	if (s->mr)
+		ib_dereg_mr(s->mr);
+	kfree(s->sgl);
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < t->nconns; i++)
+		if (t->conns[i]->rdma.mr_shared)
+			kp_buf_free(t->conns[0], &t->conns[i]->rdma);
 }
 
 void kp_buf_free(struct kp_conn *c, struct kp_buf *b)
@@ -812,13 +968,13 @@ void kp_buf_free(struct kp_conn *c, struct kp_buf *b)
 		kp_npu_buf_free(c, b);
 		return;
 	}
-	if (b->mr)
+	if (b->mr && !b->mr_shared)
 		ib_dereg_mr(b->mr);
 	if (b->mapped)
-		ib_dma_unmap_single(kp_dev(c), b->dma, b->size,
+		ib_dma_unmap_single(kp_dev(c), b->dma, b->span,
 				    DMA_BIDIRECTIONAL);
 	if (b->vaddr)
-		free_pages_exact(b->vaddr, PAGE_ALIGN(b->size));
+		free_pages_exact(b->vaddr, PAGE_ALIGN(b->span));
 	memset(b, 0, sizeof(*b));
 }
 
@@ -901,18 +1057,29 @@ static bool kp_buf_cpu_owned(struct kp_conn *c, struct kp_buf *b)
 	return true;
 }
 
+/* Local access to @b: through the PD's local_dma_lkey, or its MR? */
+static bool kp_buf_by_dma(struct kp_conn *c)
+{
+	return c->t->opts.local_dma_lkey || c->ud;
+}
+
+/* The local address of @b's byte @off under the key kp_sge_split() uses. */
+static u64 kp_buf_addr(struct kp_conn *c, struct kp_buf *b, u32 off)
+{
+	return (kp_buf_by_dma(c) ? b->dma : b->iova) + off;
+}
+
 /*
- * The local SGEs of @len bytes of @b from @base (its DMA address or MR
- * iova; inline, its CPU address), through its MR or the PD's
- * local_dma_lkey: sge= of them, equal but for the last, one a byte where
- * @len is shorter.  Returns how many.
+ * The local SGEs of @len bytes of @b from @base (kp_buf_addr(); inline,
+ * its CPU address), through its MR or the PD's local_dma_lkey: sge= of
+ * them, equal but for the last, one a byte where @len is shorter.
+ * Returns how many.
  */
 static int kp_sge_split(struct kp_conn *c, struct kp_buf *b, u64 base,
 			struct ib_sge *sge, u32 len)
 {
 	u32 n = clamp(c->t->opts.sge, 1u, max(len, 1u));
-	u32 lkey = c->t->opts.local_dma_lkey || c->ud ?
-		   c->pd->local_dma_lkey : b->mr->lkey;
+	u32 lkey = kp_buf_by_dma(c) ? c->pd->local_dma_lkey : b->mr->lkey;
 	u32 i, piece = len / n;
 
 	for (i = 0; i < n; i++) {
@@ -1058,7 +1225,8 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 		return -EPROTO;
 	}
 	/* ud: the header lands first, the message after it */
-	nsge = kp_sge_split(c, &c->rdma, c->rdma.dma, sge, c->recv_hdr + size);
+	nsge = kp_sge_split(c, &c->rdma, kp_buf_addr(c, &c->rdma, 0), sge,
+			    c->recv_hdr + size);
 	while (n) {
 		k = min_t(u32, n, c->rq_list ?: KP_RECV_BATCH);
 		for (i = 0; i < k; i++) {
@@ -1070,7 +1238,7 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 				div_u64_rem(c->rq_posted + i, c->val_slots, &slot);
 				s = &sge[i * KP_MAX_SGE];
 				kp_sge_split(c, &c->rdma,
-					     c->rdma.dma + (u64)slot * c->val_stride,
+					     kp_buf_addr(c, &c->rdma, slot * c->val_stride),
 					     s, size);
 			}
 			wr[i] = (struct ib_recv_wr) {
@@ -1236,7 +1404,9 @@ int kp_post_reg(struct kp_conn *c, struct kp_buf *b, int access, bool signal)
 	};
 	int ret;
 
-	ib_update_fast_reg_key(b->mr, (u8)ib_inc_rkey(b->mr->rkey));
+	/* the test's MR has its key from kp_smr_add(), advertised already */
+	if (!b->mr_shared)
+		ib_update_fast_reg_key(b->mr, (u8)ib_inc_rkey(b->mr->rkey));
 	wr.key = b->mr->rkey;
 	ret = kp_post_send(c, &wr.wr);
 	if (!ret)
@@ -1303,7 +1473,8 @@ static void kp_rdma_wr(struct kp_conn *c, struct ib_rdma_wr *wr,
 		wr->wr.num_sge = kp_sge_split(c, b, (uintptr_t)b->vaddr + off,
 					      sge, len);
 	} else {
-		wr->wr.num_sge = kp_sge_split(c, b, b->dma + off, sge, len);
+		wr->wr.num_sge = kp_sge_split(c, b, kp_buf_addr(c, b, off),
+					      sge, len);
 	}
 	if (op == IB_WR_RDMA_WRITE_WITH_IMM || op == IB_WR_SEND_WITH_IMM)
 		wr->wr.ex.imm_data = cpu_to_be32(imm);
@@ -1401,7 +1572,7 @@ int kp_post_atomic(struct kp_conn *c, enum kp_atomic op, struct kp_buf *b,
 		   u64 wr_id, bool signal, u64 arg, u64 swap)
 {
 	struct ib_sge sge = {
-		.addr = b->dma,
+		.addr = kp_buf_addr(c, b, 0),
 		.length = KP_ATOMIC_SIZE,
 		.lkey = c->t->opts.local_dma_lkey ? c->pd->local_dma_lkey :
 			b->mr->lkey,
@@ -1434,7 +1605,7 @@ int kp_post_atomic(struct kp_conn *c, enum kp_atomic op, struct kp_buf *b,
 
 void kp_set_info(struct kp_rdma_info *info, struct kp_buf *b, u32 len)
 {
-	info->buf = cpu_to_be64(b->mr->iova);
+	info->buf = cpu_to_be64(b->iova);
 	info->rkey = cpu_to_be32(b->mr->rkey);
 	info->size = cpu_to_be32(len);
 }

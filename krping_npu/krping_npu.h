@@ -357,10 +357,13 @@ struct kp_rw {
  */
 struct kp_buf {
 	void *vaddr;
-	u64 dma;		/* local SGE address: DMA address or MR iova */
+	u64 dma;		/* DMA address (NPU memory: its MR's iova) */
+	u64 iova;		/* where it starts in its MR's address space */
 	u32 size;
+	u32 span;		/* bytes allocated and mapped, size and more */
 	u32 page_size;		/* of the MR */
 	struct ib_mr *mr;
+	bool mr_shared;		/* mr is the test's (kp_smr), not its own */
 	struct scatterlist sg;
 	bool mapped;		/* dma holds an ib_dma_map_single() address */
 	bool registered;	/* the MR's current key is valid */
@@ -394,9 +397,26 @@ struct kp_buf {
  * process from start to end; with cpus= its connections' streams run on
  * kernel threads meanwhile (kp_lanes.c).
  */
+/*
+ * qps=N, host memory: one MR over the data buffers of all the test's
+ * connections (perftest's default; mr_per_qp: one each).  Connection i's
+ * buffer is a block of its own at i * stride of the MR's address space;
+ * the MR is allocated, and its key chosen, with connection 0's block,
+ * mapped and registered with the last one's (kp_smr_add()), and released
+ * after every connection's size has ended.
+ */
+struct kp_smr {
+	struct ib_mr *mr;
+	struct scatterlist *sgl;	/* a block a connection */
+	u32 stride;
+	u32 page_size;
+	u64 iova;
+};
+
 struct kp_test {
 	struct kp_opts opts;
 	struct kp_record *rec;
+	struct kp_smr smr;
 	/*
 	 * Everything of the test sleeps here: the writer, the threads on
 	 * their CQs, the CM waits and NPU free callbacks; each waiter
@@ -481,7 +501,8 @@ struct kp_conn {
 	u8 req_initiator_depth;
 
 	/* verbs */
-	struct ib_pd *pd;
+	struct ib_pd *pd;	/* qps=N: connection 0's, for all of them */
+	bool pd_shared;		/* ... and this is not connection 0 */
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	struct ib_srq *srq;	/* srq: where the QP's receives go */
@@ -660,6 +681,13 @@ struct kp_conn {
 	struct mutex npu_lock;
 };
 
+/* Does the test's data go through one MR (struct kp_smr)? */
+static inline bool kp_smr_wanted(const struct kp_test *t)
+{
+	return t->nconns > 1 && !t->opts.mr_per_qp &&
+	       t->opts.mem == KP_MEM_HOST && !t->opts.read_inv;
+}
+
 static inline struct ib_device *kp_dev(struct kp_conn *c)
 {
 	return c->pd->device;
@@ -711,6 +739,8 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id);
 void kp_free_verbs(struct kp_conn *c);
 int kp_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size);
 void kp_buf_free(struct kp_conn *c, struct kp_buf *b);
+int kp_smr_add(struct kp_conn *c, struct kp_buf *b, u32 size);
+void kp_smr_release(struct kp_test *t);
 int kp_post_recv(struct kp_conn *c);
 int kp_post_data_recv(struct kp_conn *c, u32 n);
 int kp_data_recv_used(struct kp_conn *c, u32 got);

@@ -220,6 +220,9 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 	[KP_OPT_UD] = { "ud", KP_T_FLAG, KP_F(ud), 0, 0,
 		"server; client, slat or bw,send",
 		"slat and bw,send over unreliable datagrams (perftest ib_send_lat and ib_send_bw -c UD, with -R): the CM's UDP port space (RDMA_PS_UDP), whose connect is a SIDR exchange; the client's address handle from the CM's ESTABLISHED event, the server's from the client's first message (ib_create_ah_from_wc()), every SEND addressed to the peer's QP with the CM's qkey.  Each receive takes the 40 bytes of GRH (or IPv4 header) ahead of the message, as perftest's do, which no figure counts; a message must fit the path MTU (the port's active MTU: 1024 bytes on rxe over a 1500-byte netdev), else EMSGSIZE before connecting (a server: once the client's hello names the size).  A UD send completes once it is sent, and one to a peer with no receive posted is dropped with no error: the ping-pong keeps a receive posted ahead of every message it is owed; a bw,send server keeps its receives posted as RC's does (no RNR retry covers it), and counts what arrived against the client's count and warm-up: a loss fails the size on both sides (EPROTO in the server's FIN, or ETIMEDOUT in its SKIP where the last is lost), the server's line naming both numbers; so bw,send by count only, not duration=.  The client's figure is what it sent, as ib_send_bw's; a sender faster than the server reaps (64-byte messages on a hardware NIC) loses some, where rate_limit= paces it.  A wait is bounded by timeout= alone (no probes: nothing on UD fails when the peer is gone).  Buffers are host memory reached through the local DMA lkey: a UD QP takes no fast-registration.  Both sides give it (the server listens in the UDP port space).  The result says variant=ud.  Not with qps=N, srq, mem=npu, sge=N, qp_timeout, retry_count, duplex, validate, imm or post_list (EINVAL)" },
+	[KP_OPT_MR_PER_QP] = { "mr_per_qp", KP_T_FLAG, KP_F(mr_per_qp), 0, 0,
+		"server; client, bw",
+		"qps=N: each connection's data buffer in an MR of its own (perftest --mr_per_qp).  By default, as perftest's, a test of several connections has one PD, and one MR over all their buffers: each connection's buffer is a block of its own, and the MR maps the blocks one after the other (a fast-registration of their pages, posted once all are allocated); each connection advertises and uses its block's place in it, and the side's dmesg says so.  Each side chooses for itself, as with perftest; a test of one connection has one MR either way.  Always one a connection with mem=npu (each NPU buffer's free callback fences its own connection's QP), or read_inv (a READ with invalidate ends its MR); the result says variant=mr_per_qp wherever a test of several connections ran with one MR each" },
 };
 
 static const char * const kp_mem_names[] = {
@@ -905,6 +908,11 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 			       bad);
 			return -EINVAL;
 		}
+	}
+	if (o->mr_per_qp && o->role == KP_ROLE_CLIENT && o->mode != KP_MODE_BW) {
+		kp_err(err, errlen, "'mr_per_qp' is for a test of several connections (qps=N), which is 'bw', not '%s'",
+		       kp_mode_name(o->mode));
+		return -EINVAL;
 	}
 	if (o->srq && o->mem == KP_MEM_NPU) {
 		kp_err(err, errlen, "'srq' with mem=npu: an SRQ's receives do not flush with the QP, so NPU memory's free callback could not fence them");

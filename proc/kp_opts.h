@@ -166,6 +166,7 @@ struct kp_opts {
 	u32 recv_post_list;		/* server: data receives a chain, 0: as used */
 	bool srq;			/* receives through an SRQ of the QP's own */
 	bool ud;			/* slat over UD (rdma_cm's UDP port space) */
+	bool mr_per_qp;			/* qps=N: an MR a connection, not one */
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
 	u32 ncpus;			/* 0: all in the writer's thread */
@@ -232,6 +233,7 @@ enum kp_opt_id {
 	KP_OPT_RECV_POST_LIST,
 	KP_OPT_SRQ,
 	KP_OPT_UD,
+	KP_OPT_MR_PER_QP,
 	KP_OPT_NR,
 };
 /* kp_opts.given has a bit an option */

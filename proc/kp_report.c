@@ -458,6 +458,8 @@ void kp_bw_sum(const struct kp_bw_result *qp, u32 n, u64 total_ns,
 	kp_bw_cpu(r, thread_ns, softirq_ns);
 	r->qps = n;
 	r->qp = 0;
+	/* what ran is what each connection ran */
+	r->variant = n ? qp[0].variant : NULL;
 }
 
 /* A bounded appender: like snprintf, n counts what would have been written. */

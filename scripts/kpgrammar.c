@@ -21,7 +21,7 @@ static void cell(const char *s)
 
 int main(void)
 {
-	static char buf[16384];
+	static char buf[32768];
 	char *line, *save = NULL;
 	int n = kp_opts_help(buf, sizeof(buf));
 

@@ -286,7 +286,7 @@ static void test_junk(void)
 
 static void test_help(void)
 {
-	static char buf[16384];
+	static char buf[32768];
 	int n = kp_opts_help(buf, sizeof(buf));
 	static const char * const names[] = {
 		"server", "client", "addr=", "addr6=", "port=", "tos=", "count=",
@@ -303,6 +303,7 @@ static void test_help(void)
 		"atomic=fadd|cas", "qp_timeout=0..31", "retry_count=0..7",
 		"rate_limit=1..10000000", "burst_size=1..1024",
 		"post_list=1..64", "recv_post_list=1..64", "srq", "ud",
+		"mr_per_qp",
 	};
 	unsigned int i;
 
@@ -934,8 +935,32 @@ static void test_ud(void)
 	expect_err(BASE ",slat,ud=1", -EINVAL, "takes no value");
 }
 
+/* mr_per_qp: each side's own, a server's whatever comes, a client's bw */
+static void test_mr_per_qp(void)
+{
+	struct kp_opts o;
+
+	expect_ok("server,addr=192.0.2.1,port=9,mr_per_qp");
+	expect_ok(BASE ",bw,qps=4,mr_per_qp");
+	if (!kp_opts_parse(BASE ",bw,send,qps=2,mr_per_qp",
+			   strlen(BASE ",bw,send,qps=2,mr_per_qp"), &o, NULL,
+			   0))
+		KT_CHECK(o.mr_per_qp && o.qps == 2, "mr_per_qp set: %d",
+			 o.mr_per_qp);
+	KT_CHECK(!kp_opts_parse(BASE ",bw,qps=4", strlen(BASE ",bw,qps=4"),
+				&o, NULL, 0) && !o.mr_per_qp,
+		 "one MR by default");
+	/* as perftest takes it with -q 1: one connection, one MR */
+	expect_ok(BASE ",bw,read,mr_per_qp");
+	expect_err(BASE ",slat,mr_per_qp", -EINVAL,
+		   "'mr_per_qp' is for a test of several connections (qps=N), which is 'bw', not 'slat'");
+	expect_err(BASE ",mr_per_qp", -EINVAL, "which is 'bw', not 'ping'");
+	expect_err(BASE ",bw,qps=2,mr_per_qp=1", -EINVAL, "takes no value");
+}
+
 int main(void)
 {
+	test_mr_per_qp();
 	test_stream_validate();
 	test_ud();
 	test_srq();

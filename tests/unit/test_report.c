@@ -944,6 +944,7 @@ static void test_bw_sum(void)
 		 r.cpu_ns_per_gib == 19660800000ull, "sum cpu %llu",
 		 (unsigned long long)r.cpu_ns_per_gib);
 	KT_CHECK(r.qps == 4 && !r.qp, "sum marks qps %u qp %u", r.qps, r.qp);
+	KT_CHECK(!r.variant, "no variant: %s", r.variant);
 
 	kp_bw_format(line, sizeof(line), "bw", &r);
 	KT_CHECK(strstr(line, "bw #bytes=4096 #iterations=10000 #qps=4 ") ==
@@ -981,6 +982,19 @@ static void test_bw_sum(void)
 	kp_bw_compute(4096, 10, 1000000ull, 1, 0, &r);
 	kp_bw_format(line, sizeof(line), "bw", &r);
 	KT_CHECK(!strstr(line, "qp"), "one QP: %s", line);
+	/* the connections' MRs: the aggregate says what each line says */
+	for (i = 0; i < 4; i++)
+		qp[i].variant = "mr_per_qp";
+	kp_bw_sum(qp, 4, 2000000000ull, 100000, 1000, 0, 0, &r);
+	kp_bw_format(line, sizeof(line), "bw", &r);
+	KT_CHECK(strstr(line, " #qps=4 ") &&
+		 !strcmp(line + strlen(line) - 18, " variant=mr_per_qp"),
+		 "sum variant text: %s", line);
+	kp_bw_json(line, sizeof(line), &c, &r);
+	KT_CHECK(strstr(line, ", \"variant\": \"mr_per_qp\""),
+		 "sum variant json: %s", line);
+	for (i = 0; i < 4; i++)
+		qp[i].variant = NULL;
 	/* a single QP's sum is itself */
 	kp_bw_sum(qp, 1, 1000000000ull, qp[0].bw_peak_x100,
 		  qp[0].gbps_peak_x100, 0, 0, &r);

@@ -324,6 +324,12 @@ while [ $rep -lt "$REPS" ]; do
 		ours bw $size host 2; theirs ib_write_bw bw $size 2
 		theirs ib_read_bw bw_read $size 2; ours bw_read $size host 2
 		ours bw_send $size host 2; theirs ib_send_bw bw_send $size 2
+		# ... with an MR a QP (perftest --mr_per_qp on both commands,
+		# ours mr_per_qp on both); the rows above share one, as both
+		# tools do by default
+		variant mrqp 1 "" ",mr_per_qp" ",mr_per_qp" "--mr_per_qp"
+		ours bw $size host 2; theirs ib_write_bw bw $size 2
+		variant
 		# post lists: the client's WRITEs in chains of 8, each chain's
 		# last signalled (perftest -l 8, which sets -Q 8 itself; ours
 		# post_list=8, cq_mod=8), and the bw,send server's receives in

@@ -513,6 +513,51 @@ t_srq_restrack() {
 srq_seen() { rdma resource show srq 2>/dev/null | grep 'comm \[krping_npu\]' | grep ' lqpn [0-9]'; }
 kp_test srq-restrack t_srq_restrack
 
+# A qps=N test's connections share one PD and one MR over their buffers,
+# as perftest -q N's do, and take an MR each with mr_per_qp: while a
+# qps=3 bw,send stream of 4 KiB runs, rdma's resource view shows one MR
+# a side, 3 x 4 KiB long, and one PD a side, and each side's dmesg says
+# so; the result has no variant.  With mr_per_qp on both sides, three
+# MRs of 4 KiB a side under the same one PD, and the client's result and
+# its connections' lines say variant=mr_per_qp.  (The validated qps=2
+# streams above check each block's bytes through the shared MR.)  A
+# client of another mode is refused it.
+t_mr_shared() {
+	kp_verbs_share || return
+	PORT=$((PORT + 1))
+	kp_watch_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,size=4096,duration=2,qps=3" \
+		"mrs_seen 12288 1" "not one MR of 12288 bytes and one PD a side" "rdma resource show mr" || return 1
+	SID=$(kp_new_id "$base" server) CID=$(kp_new_id "$base" client)
+	for id in $SID $CID; do
+		dmesg | grep -qF "krping_npu $id: one MR for the 3 connections' buffers: blocks of 4096 bytes, 12288 bytes in pages of 4096" ||
+			{ kp_why "test $id: no line of its one MR"; return 1; }
+	done
+	r=$(kp_res $CID | head -1)
+	[ "$(kp_num "$r" '#qps')" = 3 ] && [ -z "$(kp_num "$r" variant)" ] || { kp_why "one MR: $r"; return 1; }
+	PORT=$((PORT + 1))
+	kp_watch_pair "addr=$A,port=$PORT,mr_per_qp" "addr=$A,port=$PORT,bw,send,size=4096,duration=2,qps=3,mr_per_qp" \
+		"mrs_seen 4096 3" "not three MRs of 4096 bytes and one PD a side" "rdma resource show mr" || return 1
+	SID=$(kp_new_id "$base" server) CID=$(kp_new_id "$base" client)
+	r=$(kp_res $CID | head -1)
+	[ "$(kp_num "$r" '#qps')" = 3 ] && [ "$(kp_num "$r" variant)" = mr_per_qp ] || { kp_why "mr_per_qp: $r"; return 1; }
+	[ "$(kp_qp $CID | grep -c ' variant=mr_per_qp$')" = 3 ] || { kp_why "mr_per_qp: $(kp_qp $CID | tr '\n' '|')"; return 1; }
+	! dmesg | grep -q "krping_npu \($SID\|$CID\): one MR for" || { kp_why "mr_per_qp: a line of one MR"; return 1; }
+	[ "$(kpwrite "client,addr=$A,port=$PORT,slat,mr_per_qp")" = errno=22 ] ||
+		{ kp_why "mr_per_qp on slat not refused"; return 1; }
+	kp_idle "the MR streams"
+	kp_log "qps=3: one MR and one PD a side, 12288 bytes; mr_per_qp: three MRs of 4096"
+}
+# mrs_seen LEN N: N of krping_npu's MRs LEN bytes long a side, no other,
+# and one PD a side (rdma names kernel MRs after their PD's owner)
+mrs_seen() {
+	m=$(rdma resource show mr 2>/dev/null | grep 'comm \[krping_npu\]')
+	p=$(rdma resource show pd 2>/dev/null | grep -c 'comm \[krping_npu\]')
+	echo "$m|pds $p"
+	[ "$(echo "$m" | grep -c " mrlen $1 ")" = $(($2 * 2)) ] &&
+		[ "$(echo "$m" | grep -c .)" = $(($2 * 2)) ] && [ "$p" = 2 ]
+}
+kp_test mr-shared t_mr_shared
+
 # ud (ib_send_lat -c UD): slat over UD QPs, through rdma_cm's UDP port
 # space.  While a run goes, rdma's resource view shows krping_npu's two
 # QPs as UD, and each side's dmesg names the other's QP among them; a

@@ -409,7 +409,7 @@ kp_qp_sum() {
 
 # qp_cpus ID: "QP:CPU ..." from test ID's per-connection lines
 qp_cpus() {
-	kp_qp "$1" | sed -n 's/.* qp=\([0-9]*\) .* cpu=\([0-9]*\)$/\1:\2/p' | tr '\n' ' ' | sed 's/ $//'
+	kp_qp "$1" | sed -n 's/.* qp=\([0-9]*\) .* cpu=\([0-9]*\)\( variant=[a-z_]*\)*$/\1:\2/p' | tr '\n' ' ' | sed 's/ $//'
 }
 # qps=N: N connections to one server; cpus= runs them on pinned threads
 t_qps() {
