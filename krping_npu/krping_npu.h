@@ -685,7 +685,7 @@ struct kp_conn {
 static inline bool kp_smr_wanted(const struct kp_test *t)
 {
 	return t->nconns > 1 && !t->opts.mr_per_qp &&
-	       t->opts.mem == KP_MEM_HOST && !t->opts.read_inv;
+	       t->opts.mem == KP_MEM_HOST;
 }
 
 static inline struct ib_device *kp_dev(struct kp_conn *c)
