@@ -30,8 +30,9 @@ def test_name(r):
     """The test a result is compared as: qps=N (N > 1) streams are a test
     of their own ("bw-q2"), beside perftest's -q N; so are a poll context
     other than direct (the default, and all a result without "cq" had),
-    sge=N (N > 1) and rdma_rw ("bw-cq_softirq-sge4-rw"): each takes
-    another path through the core and the driver."""
+    sge=N (N > 1), rdma_rw ("bw-cq_softirq-sge4-rw"), and a bandwidth
+    result's transport or MR layout ("bw_send-ud", "bw-q2-mr_per_qp"):
+    each takes another path through the core and the driver."""
     name = r["test"]
     q = r.get("qps", 1)
     if isinstance(q, int) and q > 1:
@@ -44,6 +45,8 @@ def test_name(r):
         name += f"-sge{sge}"
     if r.get("rdma_rw") is True:
         name += "-rw"
+    if r.get("variant") in ("ud", "mr_per_qp") and r["test"] in BW_TESTS:
+        name += "-" + r["variant"]
     return name
 
 

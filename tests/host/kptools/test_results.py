@@ -32,6 +32,10 @@ check("describe", results.describe({"tool": "perftest", "error": "no t_typical"}
       == "perftest gave no figure (no t_typical)")
 check("test-name-qps", results.test_name({"test": "bw", "qps": 2}) == "bw-q2"
       and results.test_name({"test": "bw", "qps": 1}) == "bw")
+check("test-name-variant",
+      results.test_name({"test": "bw", "qps": 2, "variant": "mr_per_qp"}) == "bw-q2-mr_per_qp"
+      and results.test_name({"test": "bw_send", "variant": "ud"}) == "bw_send-ud"
+      and results.test_name({"test": "wlat", "variant": "imm"}) == "wlat")
 rs = results.read_lines([LAT + "\n", "\n", "  \n", BW + "\n"])
 check("read-lines-skips-blank", len(rs) == 2 and all(results.valid(x) for x in rs), str(rs))
 
