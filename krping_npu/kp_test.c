@@ -179,11 +179,14 @@ static u64 kp_test_val_bytes(struct kp_conn *c)
 	u32 pages = dev->attrs.max_fast_reg_page_list_len;
 	u64 pg = PAGE_SIZE;
 
+	/* a share of one MR's pages, its blocks aligned to them */
 	if (kp_smr_wanted(c->t)) {
-		pages /= c->t->nconns;
 		while (pg < KP_VAL_BYTES && (dev->attrs.page_size_cap & (pg << 1)))
 			pg <<= 1;
+		return min_t(u64, KP_VAL_BYTES,
+			     (u64)max(pages / c->t->nconns, 1u) * pg);
 	}
+	/* an MR of its own keeps a page for an IOMMU's offset */
 	return min_t(u64, KP_VAL_BYTES, (u64)(pages > 2 ? pages - 2 : 1) * pg);
 }
 

@@ -303,18 +303,20 @@ static u32 kp_rw_max_pages(struct kp_test *t)
 
 /*
  * The connection's PD: its own, or (qps=N) connection 0's, as perftest's
- * QPs share one; connection 0 is set up first and torn down last.
+ * QPs share one; connection 0 is set up first and torn down last.  Not
+ * with NPU memory: a free callback fences its own connection's QP, and
+ * the peer must reach the memory through no other.
  */
 static int kp_pd_get(struct kp_conn *c, struct ib_device *dev)
 {
 	struct kp_conn *c0 = c->t->conns[0];
 	int ret;
 
-	if (c->idx) {
+	if (c->idx && c->t->opts.mem != KP_MEM_NPU) {
 		if (!c0->pd || c0->pd->device != dev) {
-			kp_err(c->t, "connection %u is on %s, connection 0 %s: one PD cannot serve both",
+			kp_err(c->t, "connection %u is on %s, connection 0 on %s: one PD cannot serve both",
 			       c->idx, dev_name(&dev->dev),
-			       c0->pd ? dev_name(&c0->pd->device->dev) : "on none");
+			       c0->pd ? dev_name(&c0->pd->device->dev) : "none");
 			return -EXDEV;
 		}
 		c->pd = c0->pd;
@@ -843,34 +845,37 @@ static int kp_smr_begin(struct kp_conn *c, u32 size)
 	struct kp_smr *s = &c->t->smr;
 	struct ib_device *dev = kp_dev(c);
 	u32 npages;
-	int ret;
 
-	if (s->mr || s->sgl) {
+	u32 page = kp_host_mr_page(dev, size), stride = ALIGN(size, page);
+	struct scatterlist *sgl;
+	struct ib_mr *mr;
+
+	if (s->mr) {
 		kp_err(c->t, "the test's MR outlived a size");
 		return -EPROTO;
 	}
-	s->page_size = kp_host_mr_page(dev, size);
-	s->stride = ALIGN(size, s->page_size);
-	npages = s->stride / s->page_size * c->t->nconns;
+	npages = stride / page * c->t->nconns;
 	if (npages > dev->attrs.max_fast_reg_page_list_len) {
 		kp_err(c->t, "one MR over %u buffers of %u bytes needs %u pages of %u, the device maps %u (mr_per_qp gives each its own)",
-		       c->t->nconns, size, npages, s->page_size,
+		       c->t->nconns, size, npages, page,
 		       dev->attrs.max_fast_reg_page_list_len);
 		return -EINVAL;
 	}
-	s->sgl = kcalloc(c->t->nconns, sizeof(*s->sgl), GFP_KERNEL);
-	if (!s->sgl)
+	sgl = kcalloc(c->t->nconns, sizeof(*sgl), GFP_KERNEL);
+	if (!sgl)
 		return -ENOMEM;
-	sg_init_table(s->sgl, c->t->nconns);
-	s->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, npages);
-	if (IS_ERR(s->mr)) {
-		ret = PTR_ERR(s->mr);
-		s->mr = NULL;
-		kp_err(c->t, "ib_alloc_mr(%u pages): %d", npages, ret);
-		return ret;
+	sg_init_table(sgl, c->t->nconns);
+	mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, npages);
+	if (IS_ERR(mr)) {
+		kfree(sgl);
+		kp_err(c->t, "ib_alloc_mr(%u pages): %ld", npages, PTR_ERR(mr));
+		return PTR_ERR(mr);
 	}
 	/* the peer learns the key before the last block is in */
-	ib_update_fast_reg_key(s->mr, (u8)ib_inc_rkey(s->mr->rkey));
+	ib_update_fast_reg_key(mr, (u8)ib_inc_rkey(mr->rkey));
+	*s = (struct kp_smr) {
+		.mr = mr, .sgl = sgl, .stride = stride, .page_size = page,
+	};
 	return 0;
 }
 
@@ -891,7 +896,11 @@ int kp_smr_add(struct kp_conn *c, struct kp_buf *b, u32 size)
 		ret = kp_smr_begin(c, size);
 		if (ret)
 			return ret;
-	} else if (!s->mr || size > s->stride) {
+	} else if (!s->mr) {
+		kp_err(c->t, "connection %u: no MR of the test to take its buffer",
+		       c->idx);
+		return -EPROTO;
+	} else if (size > s->stride) {
 		kp_err(c->t, "connection %u: a buffer of %u bytes, where the test's MR has blocks of %u",
 		       c->idx, size, s->stride);
 		return -EPROTO;
@@ -1574,8 +1583,7 @@ int kp_post_atomic(struct kp_conn *c, enum kp_atomic op, struct kp_buf *b,
 	struct ib_sge sge = {
 		.addr = kp_buf_addr(c, b, 0),
 		.length = KP_ATOMIC_SIZE,
-		.lkey = c->t->opts.local_dma_lkey ? c->pd->local_dma_lkey :
-			b->mr->lkey,
+		.lkey = kp_buf_by_dma(c) ? c->pd->local_dma_lkey : b->mr->lkey,
 	};
 	struct ib_atomic_wr wr = {
 		.wr = {

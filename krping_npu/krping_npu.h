@@ -391,13 +391,6 @@ struct kp_buf {
 };
 
 /*
- * One test: what the writer asked for, the parameters of the size being
- * run, its record, the measured run of a latency loop, and its
- * connections (qps=N of them; one otherwise).  Driven by the writer's
- * process from start to end; with cpus= its connections' streams run on
- * kernel threads meanwhile (kp_lanes.c).
- */
-/*
  * qps=N, host memory: one MR over the data buffers of all the test's
  * connections (perftest's default; mr_per_qp: one each).  Connection i's
  * buffer is a block of its own at i * stride of the MR's address space;
@@ -413,6 +406,13 @@ struct kp_smr {
 	u64 iova;
 };
 
+/*
+ * One test: what the writer asked for, the parameters of the size being
+ * run, its record, the measured run of a latency loop, and its
+ * connections (qps=N of them; one otherwise).  Driven by the writer's
+ * process from start to end; with cpus= its connections' streams run on
+ * kernel threads meanwhile (kp_lanes.c).
+ */
 struct kp_test {
 	struct kp_opts opts;
 	struct kp_record *rec;
@@ -501,7 +501,7 @@ struct kp_conn {
 	u8 req_initiator_depth;
 
 	/* verbs */
-	struct ib_pd *pd;	/* qps=N: connection 0's, for all of them */
+	struct ib_pd *pd;	/* qps=N, host memory: connection 0's */
 	bool pd_shared;		/* ... and this is not connection 0 */
 	struct ib_cq *cq;
 	struct ib_qp *qp;
