@@ -506,7 +506,7 @@ t_srq_restrack() {
 	kp_verbs_share || return
 	rdma resource show srq > /dev/null 2>&1 || kp_skipped "rdma resource show srq: $(rdma resource show srq 2>&1 | head -1) (the core tracks SRQs from 5.15)" || return
 	PORT=$((PORT + 1))
-	kp_watch_pair "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,size=4096,duration=2" \
+	kp_watch_pair "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,size=4096,duration=1" \
 		srq_seen "no SRQ of krping_npu with a QP" "rdma resource show srq" || return 1
 	kp_log "srq as rdma shows it: $seen"
 }
@@ -525,7 +525,7 @@ kp_test srq-restrack t_srq_restrack
 t_mr_shared() {
 	kp_verbs_share || return
 	PORT=$((PORT + 1))
-	kp_watch_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,size=4096,duration=2,qps=3" \
+	kp_watch_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,size=4096,duration=1,qps=3" \
 		"mrs_seen 12288 1" "not one MR of 12288 bytes and one PD a side" "rdma resource show mr" || return 1
 	SID=$(kp_new_id "$base" server) CID=$(kp_new_id "$base" client)
 	for id in $SID $CID; do
@@ -535,7 +535,7 @@ t_mr_shared() {
 	r=$(kp_res $CID | head -1)
 	[ "$(kp_num "$r" '#qps')" = 3 ] && [ -z "$(kp_num "$r" variant)" ] || { kp_why "one MR: $r"; return 1; }
 	PORT=$((PORT + 1))
-	kp_watch_pair "addr=$A,port=$PORT,mr_per_qp" "addr=$A,port=$PORT,bw,send,size=4096,duration=2,qps=3,mr_per_qp" \
+	kp_watch_pair "addr=$A,port=$PORT,mr_per_qp" "addr=$A,port=$PORT,bw,send,size=4096,duration=1,qps=3,mr_per_qp" \
 		"mrs_seen 4096 3" "not three MRs of 4096 bytes and one PD a side" "rdma resource show mr" || return 1
 	SID=$(kp_new_id "$base" server) CID=$(kp_new_id "$base" client)
 	r=$(kp_res $CID | head -1)
