@@ -287,7 +287,7 @@ static int kp_test_prepare(struct kp_conn *c)
 	 * comes after every connection's HELLO_ACK, the earlier ones'
 	 * receives are posted under a key the MR takes only then.
 	 */
-	if (!c->rdma.mr_shared || c->idx + 1 == c->t->nconns)
+	if (!c->rdma.mr_shared || kp_smr_last(c))
 		ret = kp_post_reg(c, &c->rdma, KP_REMOTE_ALL |
 				  (kp_mode_atomic(c->t->mode) &&
 				   c->t->opts.role == KP_ROLE_SERVER ?

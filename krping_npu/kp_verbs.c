@@ -785,6 +785,34 @@ static u32 kp_host_mr_page(struct ib_device *dev, u32 size)
 	return pg;
 }
 
+/*
+ * @b's host memory: @span zeroed contiguous bytes, mapped for the device
+ * (@size of them the buffer's); kp_buf_free() undoes what was done.
+ */
+static int kp_buf_host(struct kp_conn *c, struct kp_buf *b, u32 size,
+		       u32 span)
+{
+	struct ib_device *dev = kp_dev(c);
+
+	b->size = size;
+	b->span = span;
+	b->vaddr = alloc_pages_exact(PAGE_ALIGN(span),
+				     GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	if (!b->vaddr) {
+		kp_err(c->t, "no %u contiguous bytes of host memory", span);
+		return -ENOMEM;
+	}
+	b->dma = ib_dma_map_single(dev, b->vaddr, span, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, b->dma)) {
+		free_pages_exact(b->vaddr, PAGE_ALIGN(span));
+		b->vaddr = NULL;
+		kp_err(c->t, "ib_dma_map_single(%u bytes) failed", span);
+		return -ENOMEM;
+	}
+	b->mapped = true;
+	return 0;
+}
+
 int kp_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 {
 	struct ib_device *dev = kp_dev(c);
@@ -802,21 +830,9 @@ int kp_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 		       npages + 1, dev->attrs.max_fast_reg_page_list_len);
 		return -EINVAL;
 	}
-	b->size = size;
-	b->span = size;
-	b->vaddr = alloc_pages_exact(PAGE_ALIGN(size),
-				     GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
-	if (!b->vaddr) {
-		kp_err(c->t, "no %u contiguous bytes of host memory", size);
-		return -ENOMEM;
-	}
-	b->dma = ib_dma_map_single(dev, b->vaddr, size, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(dev, b->dma)) {
-		free_pages_exact(b->vaddr, PAGE_ALIGN(size));
-		b->vaddr = NULL;
-		return -ENOMEM;
-	}
-	b->mapped = true;
+	n = kp_buf_host(c, b, size, size);
+	if (n)
+		return n;
 
 	/* one more page: an IOMMU need not keep the block's alignment */
 	b->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, npages + 1);
@@ -844,11 +860,10 @@ static int kp_smr_begin(struct kp_conn *c, u32 size)
 {
 	struct kp_smr *s = &c->t->smr;
 	struct ib_device *dev = kp_dev(c);
-	u32 npages;
-
 	u32 page = kp_host_mr_page(dev, size), stride = ALIGN(size, page);
 	struct scatterlist *sgl;
 	struct ib_mr *mr;
+	u32 npages;
 
 	if (s->mr) {
 		kp_err(c->t, "the test's MR outlived a size");
@@ -888,7 +903,6 @@ static int kp_smr_begin(struct kp_conn *c, u32 size)
 int kp_smr_add(struct kp_conn *c, struct kp_buf *b, u32 size)
 {
 	struct kp_smr *s = &c->t->smr;
-	struct ib_device *dev = kp_dev(c);
 	u32 n = c->t->nconns;
 	int ret;
 
@@ -907,22 +921,10 @@ int kp_smr_add(struct kp_conn *c, struct kp_buf *b, u32 size)
 	}
 	b->live = true;
 	atomic_inc(&kp_live.bufs);
-	b->size = size;
-	b->span = s->stride;
 	b->page_size = s->page_size;
-	b->vaddr = alloc_pages_exact(PAGE_ALIGN(b->span),
-				     GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
-	if (!b->vaddr) {
-		kp_err(c->t, "no %u contiguous bytes of host memory", b->span);
-		return -ENOMEM;
-	}
-	b->dma = ib_dma_map_single(dev, b->vaddr, b->span, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(dev, b->dma)) {
-		free_pages_exact(b->vaddr, PAGE_ALIGN(b->span));
-		b->vaddr = NULL;
-		return -ENOMEM;
-	}
-	b->mapped = true;
+	ret = kp_buf_host(c, b, size, s->stride);
+	if (ret)
+		return ret;
 	/* an IOMMU may put a block off the MR's pages: no MR spans it */
 	if (b->dma & (s->page_size - 1)) {
 		kp_err(c->t, "connection %u's buffer is mapped at 0x%llx, off the test's MR's %u-byte pages (mr_per_qp gives each its own)",
@@ -935,8 +937,8 @@ int kp_smr_add(struct kp_conn *c, struct kp_buf *b, u32 size)
 	b->mr_shared = true;
 	b->iova = s->iova + (u64)c->idx * s->stride;
 	sg_dma_address(&s->sgl[c->idx]) = b->dma;
-	sg_dma_len(&s->sgl[c->idx]) = c->idx + 1 < n ? s->stride : size;
-	if (c->idx + 1 < n)
+	sg_dma_len(&s->sgl[c->idx]) = kp_smr_last(c) ? size : s->stride;
+	if (!kp_smr_last(c))
 		return 0;
 	ret = ib_map_mr_sg(s->mr, s->sgl, n, NULL, s->page_size);
 	if (ret != n || s->mr->iova != s->iova) {

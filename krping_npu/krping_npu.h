@@ -688,6 +688,12 @@ static inline bool kp_smr_wanted(const struct kp_test *t)
 	       t->opts.mem == KP_MEM_HOST;
 }
 
+/* ... and does connection @c's block complete it (kp_smr_add())? */
+static inline bool kp_smr_last(const struct kp_conn *c)
+{
+	return c->idx + 1 == c->t->nconns;
+}
+
 static inline struct ib_device *kp_dev(struct kp_conn *c)
 {
 	return c->pd->device;
