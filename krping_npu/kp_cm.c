@@ -131,9 +131,15 @@ static int kp_cma_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_REJECTED:
 		err = -ECONNREFUSED;
 		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		/* ud: a SIDR reply that says reject is the server's REJ */
+		if (c->ud && ev->status == IB_SIDR_REJECT) {
+			err = -ECONNREFUSED;
+			break;
+		}
+		fallthrough;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
 		err = -EHOSTUNREACH;
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:

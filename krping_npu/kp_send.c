@@ -305,29 +305,49 @@ int kp_send_sink(struct kp_test *t)
 
 /*
  * ud: a UD receiver takes what finds a receive posted, and a SEND that
- * finds none is dropped, with no error on either side: what arrived is
- * checked against what the client's hello says it sends (its count, its
- * warm-up too).  A loss fails the size at the FIN (c->ud_loss), so the
- * client hears it at once; a wait for a last message that never came
- * fails it here.
+ * finds none is dropped, with no error on either side: what arrived on
+ * each connection is checked against what the client's hello says it
+ * sends (its count, its warm-up too).  A loss fails the size at that
+ * connection's FIN (c->ud_loss), so the client hears it at once; a wait
+ * for a last message that never came fails it here.
  */
 static int kp_send_ud_check(struct kp_test *t, int ret)
 {
-	struct kp_conn *c = t->conns[0];
 	u64 want = (u64)t->count + t->warmup;
+	char on[24] = "";
+	u32 i;
 
-	if (!c->ud || (ret && ret != -ETIMEDOUT) ||
-	    (!ret && c->stream.done == want))
+	if (!t->conns[0]->ud || (ret && ret != -ETIMEDOUT))
 		return ret;
-	if (ret) {
-		kp_err(t, "ud: %llu of %llu messages arrived, then none: lost (a UD SEND that finds no receive posted is dropped), or the client stopped (UD tells no peer's end)",
-		       c->stream.done, want);
-		return ret;
+	for (i = 0; i < t->nconns; i++) {
+		struct kp_conn *c = t->conns[i];
+
+		/* whole, or (one lost amid its stream) dropped, or waited for */
+		if (c->stream.over && c->stream.done == want)
+			continue;
+		if (t->nconns > 1)
+			snprintf(on, sizeof(on), "connection %u: ", i);
+		if (!c->stream.over) {
+			kp_err(t, "%sud: %llu of %llu messages arrived, then none: lost (a UD SEND that finds no receive posted is dropped), or the client stopped (UD tells no peer's end)",
+			       on, c->stream.done, want);
+			continue;
+		}
+		kp_err(t, "%sud: %llu of %llu messages arrived: the rest were dropped (a UD SEND that finds no receive posted is)",
+		       on, c->stream.done, want);
+		c->ud_loss = -EPROTO;
 	}
-	kp_err(t, "ud: %llu of %llu messages arrived: the rest were dropped (a UD SEND that finds no receive posted is)",
-	       c->stream.done, want);
-	c->ud_loss = -EPROTO;
-	return 0;
+	return ret;
+}
+
+/* Did a UD connection of the test lose messages (kp_send_ud_check())? */
+static bool kp_send_ud_lost(struct kp_test *t)
+{
+	u32 i;
+
+	for (i = 0; i < t->nconns; i++)
+		if (t->conns[i]->ud_loss)
+			return true;
+	return false;
 }
 
 /* ... and of any number of them, once @ret says how their streams went */
@@ -340,7 +360,7 @@ int kp_send_sink_end(struct kp_test *t, int ret)
 	for (i = 0; i < t->nconns; i++)
 		kp_probe_end(t->conns[i]);
 	ret = kp_send_ud_check(t, ret);
-	if (ret || c0->ud_loss)
+	if (ret || kp_send_ud_lost(t))
 		return ret;
 	for (i = 0; i < t->nconns; i++) {
 		total += t->conns[i]->stream.done;

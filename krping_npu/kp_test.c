@@ -1006,9 +1006,10 @@ static int kp_test_server_size(struct kp_test *t)
 			return ret;
 	}
 	ret = kp_test_run(t);
-	/* ud: the client waits for the SKIP, and no disconnect tells it */
-	if (ret && t->conns[0]->ud && kp_mode_sink(t->mode))
-		kp_send_hello(t->conns[0], KP_MSG_SKIP, ret, 0, 0);
+	/* ud: each client connection waits for its SKIP, and no disconnect tells it */
+	for (i = 0; ret && t->conns[0]->ud && kp_mode_sink(t->mode) &&
+	     i < t->nconns; i++)
+		kp_send_hello(t->conns[i], KP_MSG_SKIP, ret, 0, 0);
 	if (ret)
 		return ret;
 	for (i = 0; i < t->nconns; i++) {

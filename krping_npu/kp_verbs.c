@@ -91,6 +91,12 @@ static int kp_cqe_alloc(struct kp_conn *c)
 					sizeof(*c->chain_sge), GFP_KERNEL);
 		if (!c->chain_wr || !c->chain_sge)
 			return -ENOMEM;
+		if (c->t->opts.ud) {
+			c->chain_ud = kvcalloc(c->t->opts.post_list,
+					       sizeof(*c->chain_ud), GFP_KERNEL);
+			if (!c->chain_ud)
+				return -ENOMEM;
+		}
 	}
 	c->chain_n = 0;
 	/* a chain of data receives: recv_post_list=, or a batch reaped */
@@ -118,6 +124,8 @@ static void kp_cqe_free(struct kp_conn *c)
 	c->chain_sge = NULL;
 	kvfree(c->chain_wr);
 	c->chain_wr = NULL;
+	kvfree(c->chain_ud);
+	c->chain_ud = NULL;
 	kvfree(c->slots);
 	c->slots = NULL;
 	kvfree(c->wcq);
@@ -627,7 +635,9 @@ static void kp_drain_ud(struct kp_conn *c)
 	const struct ib_send_wr *bad;
 	int ret;
 
-	ib_drain_rq(c->qp);
+	/* srq: the SRQ's receives go with it (as kp_drain_qp()) */
+	if (!c->srq)
+		ib_drain_rq(c->qp);
 	if (!c->ah)
 		return;
 	init_completion(&d.done);
@@ -1113,33 +1123,47 @@ static u32 kp_wr_len(const struct ib_send_wr *w)
 }
 
 /*
- * ud: each SEND of the chain as a datagram to the peer's QP, one post
- * each (ud takes no post_list=).  Only SENDs: no UD QP takes another
- * opcode.
+ * ud: the chain as datagrams to the peer's QP, in one post as RC's
+ * (post_list=: c->chain_ud holds it).  Only SENDs: no UD QP takes
+ * another opcode.
  */
 static int kp_post_ud(struct kp_conn *c, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad)
 {
-	const struct ib_send_wr *w, *b;
-	int ret = 0;
+	const struct ib_send_wr *w, *b = NULL;
+	struct ib_ud_wr one, *uw = &one;
+	u32 i, n = 0;
+	int ret;
 
-	for (w = wr; w && !ret; w = w->next) {
-		struct ib_ud_wr uw = {
+	*bad = wr;
+	for (w = wr; w; w = w->next)
+		n++;
+	if (n > 1)
+		uw = c->chain_ud;
+	if (WARN_ON_ONCE(!c->ah || (n > 1 && (!uw || n > c->t->opts.post_list))))
+		return -EINVAL;
+	for (w = wr, i = 0; w; w = w->next, i++) {
+		if (WARN_ON_ONCE(w->opcode != IB_WR_SEND &&
+				 w->opcode != IB_WR_SEND_WITH_IMM))
+			return -EINVAL;
+		uw[i] = (struct ib_ud_wr) {
 			.wr = *w,
 			.ah = c->ah,
 			.remote_qpn = c->remote_qpn,
 			.remote_qkey = c->remote_qkey,
 		};
-
-		*bad = w;
-		if (WARN_ON_ONCE(!c->ah || (w->opcode != IB_WR_SEND &&
-					    w->opcode != IB_WR_SEND_WITH_IMM)))
-			return -EINVAL;
-		uw.wr.next = NULL;
-		local_bh_disable();
-		ret = ib_post_send(c->qp, &uw.wr, &b);
-		local_bh_enable();
-		if (!ret && (w->send_flags & IB_SEND_SIGNALED))
+		uw[i].wr.next = i + 1 < n ? &uw[i + 1].wr : NULL;
+	}
+	local_bh_disable();
+	ret = ib_post_send(c->qp, &uw[0].wr, &b);
+	local_bh_enable();
+	/* the caller's work request where the driver stopped */
+	for (w = wr, i = 0; w; w = w->next, i++) {
+		if (ret && (!b || &uw[i].wr == b)) {
+			*bad = w;
+			break;
+		}
+		if (w->send_flags & IB_SEND_SIGNALED)
 			c->sends_out++;
 	}
 	if (ret)

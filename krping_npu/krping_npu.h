@@ -641,6 +641,7 @@ struct kp_conn {
 	/* post_list=: the stream's work requests of one chain */
 	struct ib_rdma_wr *chain_wr;
 	struct ib_sge *chain_sge;	/* KP_MAX_SGE a work request */
+	struct ib_ud_wr *chain_ud;	/* ud: the chain as datagrams */
 	u32 chain_n;			/* added, not posted yet */
 
 	struct kp_stream stream;
@@ -684,7 +685,7 @@ struct kp_conn {
 /* Does the test's data go through one MR (struct kp_smr)? */
 static inline bool kp_smr_wanted(const struct kp_test *t)
 {
-	return t->nconns > 1 && !t->opts.mr_per_qp &&
+	return t->nconns > 1 && !t->opts.mr_per_qp && !t->opts.ud &&
 	       t->opts.mem == KP_MEM_HOST;
 }
 

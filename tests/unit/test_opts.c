@@ -923,11 +923,17 @@ static void test_ud(void)
 	expect_err(BASE ",bw,send,ud,duplex", -EINVAL, "'ud' with duplex:");
 	expect_err(BASE ",bw,send,ud,validate", -EINVAL, "'ud' with validate:");
 	expect_err(BASE ",bw,send,ud,imm", -EINVAL, "'ud' with imm:");
-	expect_err(BASE ",bw,send,ud,post_list=4,count=400", -EINVAL, "'ud' with post_list:");
+	/* as perftest -c UD with -l, -q and --use_srq */
+	expect_ok(BASE ",bw,send,ud,post_list=4,count=400");
+	KT_CHECK(o.ud && o.post_list == 4, "a bw,send client's chains of datagrams");
+	expect_ok(BASE ",bw,send,ud,qps=2,count=400");
+	KT_CHECK(o.ud && o.qps == 2, "a bw,send client of two UD QPs");
+	expect_ok(BASE ",slat,ud,srq");
+	KT_CHECK(o.ud && o.srq, "a slat client's SRQ");
+	expect_ok("server,addr=192.0.2.1,port=9,ud,srq");
+	KT_CHECK(o.ud && o.srq, "a server's SRQ");
 	expect_err(BASE ",bw,send,ud,duration=2", -EINVAL, "'ud' with bw,send by duration:");
 	expect_ok(BASE ",slat,ud,duration=2");
-	expect_err(BASE ",slat,ud,qps=2", -EINVAL, "'ud' with qps=N:");
-	expect_err(BASE ",slat,ud,srq", -EINVAL, "'ud' with srq:");
 	expect_err(BASE ",slat,ud,mem=npu", -EINVAL, "'ud' with mem=npu:");
 	expect_err(BASE ",slat,ud,sge=2", -EINVAL, "'ud' with sge=N:");
 	expect_err(BASE ",slat,ud,qp_timeout=14", -EINVAL, "'ud' with qp_timeout:");

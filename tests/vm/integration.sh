@@ -562,7 +562,8 @@ kp_test mr-shared t_mr_shared
 # space.  While a run goes, rdma's resource view shows krping_npu's two
 # QPs as UD, and each side's dmesg names the other's QP among them; a
 # counted run's result says variant=ud and has every round trip, the
-# server every message (the warm-up too); with events too; a message of
+# server every message (the warm-up too), each side's receives through
+# an SRQ (--use_srq) as its dmesg line counts; with events too; a message of
 # the path MTU that dmesg names goes, one byte more is refused before
 # connecting (EMSGSIZE), the server then ending at its timeout.
 t_ud_slat() {
@@ -580,12 +581,17 @@ t_ud_slat() {
 		echo "$qps" | grep -q "lqpn $sq type UD " && echo "$qps" | grep -q "lqpn $cq type UD " ||
 		{ kp_why "peers' QPs: server names $sq, client names $cq, rdma shows $(echo "$qps" | tr '\n' '|')"; return 1; }
 	PORT=$((PORT + 1))
-	kp_pair "addr=$A,port=$PORT,ud" "addr=$A,port=$PORT,slat,ud,size=64,count=1000,warmup=20"
+	kp_pair "addr=$A,port=$PORT,ud,srq" "addr=$A,port=$PORT,slat,ud,srq,size=64,count=1000,warmup=20"
 	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "count: srv=$SRV cli=$CLI"; return 1; }
 	r=$(kp_res $CID | head -1)
 	kp_check_lat "$r" slat 64 1000 || return 1
 	[ "$(kp_num "$r" variant)" = ud ] || { kp_why "count: $r"; return 1; }
 	[ "$(kp_res $SID)" = "slat served #bytes=64 #iterations=1020" ] || { kp_why "server: $(kp_res $SID)"; return 1; }
+	# ... both sides' receives through an SRQ (--use_srq on both)
+	for id in $SID $CID; do
+		n=$(dmesg | sed -n "s/.*krping_npu $id: connection 0: \([0-9]*\) receives posted through its SRQ, none to the QP\$/\1/p")
+		[ -n "$n" ] && [ "$n" -ge 1020 ] || { kp_why "count, srq: $id's '$n' receives through its SRQ, want at least 1020"; return 1; }
+	done
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,ud" "addr=$A,port=$PORT,slat,ud,size=$mtu,count=200,events"
 	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "$mtu B, events: srv=$SRV cli=$CLI"; return 1; }
@@ -595,7 +601,7 @@ t_ud_slat() {
 		errno=110 errno=90 client \
 		"ud: $((mtu + 1))-byte messages, and a UD message must fit the path MTU, $mtu bytes here" \
 		"$((mtu + 1))-byte UD messages" || return 1
-	kp_log "ud: slat over UD QPs $cq and $sq, 1000 x 64 B, $mtu B with events, $((mtu + 1)) B refused"
+	kp_log "ud: slat over UD QPs $cq and $sq, 1000 x 64 B through SRQs, $mtu B with events, $((mtu + 1)) B refused"
 }
 
 # rdma names a QP rdma_create_qp() made after the core's rdma_cm on 6.1
@@ -611,13 +617,25 @@ kp_test ud-slat t_ud_slat
 # ud on bw,send (ib_send_bw -c UD): SENDs over UD into the receives the
 # server keeps posted; the server counts what arrived against the
 # client's count and warm-up (a loss fails the size, naming both), and
-# the client's figure is whole: 4 KiB x 400 after 20 warm-up, 64 B x
-# 2000, paced, into the server's chains of 8 receives (whole chains from
-# its first fill on).  A WRITE stream over UD is refused.
+# the client's figure is whole: 4 KiB x 400 after 20 warm-up into the
+# server's SRQ, 4 KiB x 200 on each of 2 UD QPs (-q 2), 64 B x 2000,
+# paced, into the server's chains of 8 receives (whole chains from its
+# first fill on).  An SRQ server refuses qps=2 (the client: ECONNREFUSED
+# from the SIDR reply); a WRITE stream over UD is refused.
 t_ud_send_bw() {
 	kp_verbs_share || return
-	ud_bw_case 4096 400 ",warmup=20" "" 420 &&
+	ud_bw_case 4096 400 ",warmup=20" ",srq" 420 || return 1
+	n=$(dmesg | sed -n "s/.*krping_npu $SID: connection 0: \([0-9]*\) receives posted through its SRQ, none to the QP\$/\1/p")
+	[ -n "$n" ] && [ "$n" -ge 420 ] || { kp_why "4 KiB: the server's '$n' receives through its SRQ, want at least 420"; return 1; }
+	ud_bw_case 4096 200 ",qps=2" "" 400 2 &&
 		ud_bw_case 64 2000 ",rate_limit=1,burst_size=64" ",recv_post_list=8" 2000 || return 1
+	# an SRQ serves one QP: a UD server refuses qps=2 with a SIDR reply
+	# that says reject, which the client's connect takes as a REJ
+	PORT=$((PORT + 1))
+	kp_pair_refused "addr=$A,port=$PORT,ud,srq" "addr=$A,port=$PORT,bw,send,ud,size=1024,count=100,qps=2,timeout=3000" \
+		errno=95 errno=111 server \
+		"srq: this server's SRQ serves one connection, and the client asks for 2 (perftest -q N shares one among them)" \
+		"qps=2 into a UD SRQ server" || return 1
 	# its first fill and every repost whole chains: 8 a chain, 2000 or more
 	l=$(dmesg | sed -n "s/.*krping_npu $SID: connection 0: \([0-9]*\) data receives posted in \([0-9]*\) chains of 8\$/\1 \2/p")
 	[ -n "$l" ] && [ "${l% *}" = $((8 * ${l#* })) ] && [ "${l% *}" -ge 2000 ] ||
@@ -626,16 +644,23 @@ t_ud_send_bw() {
 		{ kp_why "a WRITE stream over UD not refused"; return 1; }
 	kp_idle "the UD streams"
 }
-# ud_bw_case SIZE COUNT CLIENT_MORE SERVER_MORE TAKEN
+# ud_bw_case SIZE COUNT CLIENT_MORE SERVER_MORE TAKEN [QPS]: with QPS
+# (ib_send_bw -c UD -q N), each connection's line says ud, and the
+# server's result counts every connection's messages
 ud_bw_case() {
+	q=${6:-1}
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,ud$4" "addr=$A,port=$PORT,bw,send,ud,size=$1,count=$2$3"
-	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "$1 B: srv=$SRV cli=$CLI"; return 1; }
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "$1 B$3: srv=$SRV cli=$CLI"; return 1; }
 	r=$(kp_res $CID | head -1)
-	kp_check_bw "$r" "$1" "$2" bw_send || return 1
-	[ "$(kp_num "$r" variant)" = ud ] || { kp_why "$1 B: $r"; return 1; }
-	[ "$(kp_res $SID)" = "bw_send served #bytes=$1 #messages=$5" ] ||
-		{ kp_why "$1 B: server $(kp_res $SID), want $5 messages: $(dmesg | grep "krping_npu $SID: ud:" | tail -2)"; return 1; }
+	kp_check_bw "$r" "$1" $(($2 * q)) bw_send || return 1
+	[ "$(kp_num "$r" variant)" = ud ] || { kp_why "$1 B$3: $r"; return 1; }
+	want="bw_send served #bytes=$1 #messages=$5"
+	[ "$q" = 1 ] || want="$want #qps=$q"
+	[ "$(kp_res $SID)" = "$want" ] ||
+		{ kp_why "$1 B$3: server $(kp_res $SID), want $want: $(dmesg | grep "krping_npu $SID: .*ud:" | tail -2)"; return 1; }
+	[ "$q" = 1 ] || [ "$(kp_qp $CID | grep -c ' variant=ud\( \|$\)')" = "$q" ] ||
+		{ kp_why "$1 B$3: the connections' lines $(kp_qp $CID | tr '\n' '|')"; return 1; }
 }
 kp_test ud-send-bw t_ud_send_bw
 
@@ -923,7 +948,24 @@ t_post_list_pairs() {
 	d=$(($1 - $2))
 	[ $d -ge 698 ] && [ $d -le 702 ] ||
 		{ kp_why "rxe_post_send entered$calls times by the client: want 700 (+-2) fewer with post_list=8"; return 1; }
-	kp_log "post_list: rxe_post_send entered by the client$calls times (800 writes one by one, in chains of 8; 400 READs in 4s; 160 SENDs in 16s)"
+	# ud (ib_send_bw -c UD -l 8): 400 datagrams of 1 KiB in chains of 8
+	# (fewer than the server's receives: none can be lost), each chain one
+	# post: rxe_post_send entered 350 (+-2: the SIDR REQ's MAD) fewer
+	# times than the client posted work requests, all of them traced
+	PORT=$((PORT + 1))
+	echo > $KI/trace
+	kp_traced "addr=$A,port=$PORT,ud" "addr=$A,port=$PORT,bw,send,ud,size=1024,count=400,txdepth=64,post_list=8"
+	n=$(grep -c ' kp_rxe_post: ' $KI/trace)
+	p=$(grep -c "kp_post_send: test=$CID conn=0 " /tmp/trace.txt)
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "ud, post_list=8: srv=$SRV cli=$CLI"; return 1; }
+	kp_check_bw "$(kp_res $CID)" 1024 400 bw_send || return 1
+	[ "$(kp_res $SID)" = "bw_send served #bytes=1024 #messages=400" ] || { kp_why "ud, post_list=8: server $(kp_res $SID)"; return 1; }
+	[ "$(kp_nposts $CID 7)" = 400 ] && [ $((p - n)) -ge 348 ] && [ $((p - n)) -le 352 ] ||
+		{ kp_why "ud, post_list=8: rxe_post_send entered $n times for the client's $p posts ($(kp_nposts $CID 7) data), want 350 (+-2) fewer"; return 1; }
+	want="krping_npu $CID: connection 0: 400 messages posted in 50 chains of up to 8"
+	[ "$(dmesg | grep -c "$want\$")" = 1 ] || { kp_why "ud: no line '$want'"; return 1; }
+	calls="$calls; ud: $n for $p"
+	kp_log "post_list: rxe_post_send entered by the client$calls times (800 writes one by one, in chains of 8; 400 READs in 4s; 160 SENDs in 16s; 400 UD SENDs in 8s)"
 }
 kp_test post-list t_post_list
 
