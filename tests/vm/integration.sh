@@ -629,6 +629,10 @@ t_ud_send_bw() {
 	[ -n "$n" ] && [ "$n" -ge 420 ] || { kp_why "4 KiB: the server's '$n' receives through its SRQ, want at least 420"; return 1; }
 	ud_bw_case 4096 200 ",qps=2" "" 400 2 &&
 		ud_bw_case 64 2000 ",rate_limit=1,burst_size=64" ",recv_post_list=8" 2000 || return 1
+	# its first fill and every repost whole chains: 8 a chain, 2000 or more
+	l=$(dmesg | sed -n "s/.*krping_npu $SID: connection 0: \([0-9]*\) data receives posted in \([0-9]*\) chains of 8\$/\1 \2/p")
+	[ -n "$l" ] && [ "${l% *}" = $((8 * ${l#* })) ] && [ "${l% *}" -ge 2000 ] ||
+		{ kp_why "64 B: the server's chains of 8: '$l'"; return 1; }
 	# an SRQ serves one QP: a UD server refuses qps=2 with a SIDR reply
 	# that says reject, which the client's connect takes as a REJ
 	PORT=$((PORT + 1))
@@ -636,10 +640,6 @@ t_ud_send_bw() {
 		errno=95 errno=111 server \
 		"srq: this server's SRQ serves one connection, and the client asks for 2 (perftest -q N shares one among them)" \
 		"qps=2 into a UD SRQ server" || return 1
-	# its first fill and every repost whole chains: 8 a chain, 2000 or more
-	l=$(dmesg | sed -n "s/.*krping_npu $SID: connection 0: \([0-9]*\) data receives posted in \([0-9]*\) chains of 8\$/\1 \2/p")
-	[ -n "$l" ] && [ "${l% *}" = $((8 * ${l#* })) ] && [ "${l% *}" -ge 2000 ] ||
-		{ kp_why "64 B: the server's chains of 8: '$l'"; return 1; }
 	[ "$(kpwrite "client,addr=$A,port=$PORT,bw,ud")" = errno=22 ] ||
 		{ kp_why "a WRITE stream over UD not refused"; return 1; }
 	kp_idle "the UD streams"
