@@ -1831,8 +1831,12 @@ static int kp_slice_over(struct kp_conn *c)
 		wr.remote_addr = c->peer_probe_addr;
 		wr.rkey = c->peer_probe_rkey;
 	}
+	/* what was still owed, for a stall's post-mortem */
 	if (!c->probing) {
-		kp_err(c->t, "no completion within %u ms", c->wait_ms);
+		kp_err(c->t, "no completion within %u ms on connection %u (QP %u: %u signalled sends out, %u control and %u data receives posted%s)",
+		       c->wait_ms, c->idx, c->qp->qp_num, c->sends_out,
+		       c->rq_ctrl, c->rq_data,
+		       c->srq ? " through its SRQ" : "");
 		return -ETIMEDOUT;
 	}
 	if (now > c->probe_until) {
