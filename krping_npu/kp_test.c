@@ -1006,12 +1006,13 @@ static int kp_test_server_size(struct kp_test *t)
 			return ret;
 	}
 	ret = kp_test_run(t);
-	/* ud: each client connection waits for its SKIP, and no disconnect tells it */
-	for (i = 0; ret && t->conns[0]->ud && kp_mode_sink(t->mode) &&
-	     i < t->nconns; i++)
-		kp_send_hello(t->conns[i], KP_MSG_SKIP, ret, 0, 0);
-	if (ret)
+	if (ret) {
+		/* ud: each client connection waits for its SKIP, and no disconnect tells it */
+		for (i = 0; t->conns[0]->ud && kp_mode_sink(t->mode) &&
+		     i < t->nconns; i++)
+			kp_send_hello(t->conns[i], KP_MSG_SKIP, ret, 0, 0);
 		return ret;
+	}
 	for (i = 0; i < t->nconns; i++) {
 		ret = kp_test_server_close(t->conns[i]);
 		if (ret)
