@@ -405,8 +405,12 @@ int kp_lanes_bw(struct kp_test *t)
 	else
 		ret = kp_lanes_stream(t, 0, 1, 0);
 	WRITE_ONCE(t->abort, false);
-	if (ret)
+	if (ret) {
+		/* a stall is otherwise unattributable: each side's queues */
+		for (i = 0; ret != -EINTR && i < t->nconns; i++)
+			kp_conn_state(t->conns[i]);
 		return ret;
+	}
 	return kp_stats_bw_lanes(t, t->opts.ncpus ?: 1);
 }
 

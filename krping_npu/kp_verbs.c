@@ -1863,6 +1863,24 @@ static int kp_slice_over(struct kp_conn *c)
 }
 
 /*
+ * A connection's queues and counts where its bw stream failed: whose
+ * receive queue ran dry, or whose stream stopped, is in them.
+ */
+void kp_conn_state(struct kp_conn *c)
+{
+	kp_info(c->t, "connection %u at the failure (QP %u): %llu of %llu messages completed, %u signalled sends out; %u control and %u data receives posted%s, %u skips due%s",
+		c->idx, c->qp->qp_num, c->stream.done, c->stream.posted,
+		c->sends_out, c->rq_ctrl, c->rq_data,
+		c->rq_hold ? " (control held)" : "", c->skip_in,
+		c->srq ? ", through its SRQ" : "");
+	if (kp_dx_send(c->t))
+		kp_info(c->t, "connection %u: duplex: %llu of the peer's %llu messages taken%s, %llu data receives posted, %u owed",
+			c->idx, c->sink_done, c->rq_total,
+			c->sink_over ? " (its last)" : "", c->rq_posted,
+			c->rq_owed);
+}
+
+/*
  * A wait on the peers of several connections (kp_lanes_drive()) went a
  * probe interval without a completion: probe @c as kp_poll() would.
  */

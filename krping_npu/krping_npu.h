@@ -752,6 +752,7 @@ int kp_post_recv(struct kp_conn *c);
 int kp_post_data_recv(struct kp_conn *c, u32 n);
 int kp_data_recv_used(struct kp_conn *c, u32 got);
 int kp_rq_hold(struct kp_conn *c, u32 ndata);
+void kp_conn_state(struct kp_conn *c);
 int kp_rq_restore(struct kp_conn *c);
 int kp_post_skips(struct kp_conn *c, u32 n);
 void *kp_send_buf(struct kp_conn *c);
