@@ -504,7 +504,7 @@ static int kp_test_client_close(struct kp_conn *c, bool more)
 		      kp_hello_status(c, "ended the stream");
 		if (ret)
 			return ret;
-		ret = kp_test_skips(c, KP_DATA_RQ);
+		ret = kp_test_skips(c, KP_MAX_RX_DEPTH);
 		if (ret < 0)
 			return ret;
 		ret = kp_post_skips(c, ret);
@@ -833,6 +833,12 @@ static int kp_test_check(struct kp_conn *c)
 	if (mode == KP_MODE_BW_IMM && !(h->flags & KP_HELLO_IMM)) {
 		kp_err(t, "client asks for bw_imm without numbered immediates");
 		return -EPROTO;
+	}
+	if (t->opts.rx_depth && !kp_mode_sink(mode) &&
+	    !(duplex && mode == KP_MODE_BW_SEND)) {
+		kp_err(t, "rx_depth=%u sizes data receives, and the client's %s has none (bw,send and bw,imm do)",
+		       t->opts.rx_depth, kp_mode_name(mode));
+		return -EINVAL;
 	}
 	if (t->opts.recv_post_list && !kp_mode_sink(mode)) {
 		kp_err(t, "recv_post_list=%u chains data receives, and the client's %s has none (bw,send and bw,imm do)",

@@ -398,7 +398,15 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	c->sq_depth = min_t(u32, c->t->opts.txdepth + KP_SQ_EXTRA,
 			    dev->attrs.max_qp_wr - 1);
 	/* room for data receives (slat, bw,send) behind the control ones */
-	rq_depth = min_t(u32, KP_RQ_DEPTH + KP_DATA_RQ, dev->attrs.max_qp_wr - 1);
+	rq_depth = KP_RQ_DEPTH + (c->t->opts.rx_depth ?: KP_DATA_RQ);
+	/* rx_depth= as given, or (perftest's create_qp fails) refused */
+	if (c->t->opts.rx_depth && rq_depth > dev->attrs.max_qp_wr - 1) {
+		kp_err(c->t, "rx_depth=%u: %s takes %d work requests a queue, and %u of them are control receives and 1 the drain's",
+		       c->t->opts.rx_depth, dev_name(&dev->dev),
+		       dev->attrs.max_qp_wr, KP_RQ_DEPTH);
+		return -EINVAL;
+	}
+	rq_depth = min_t(u32, rq_depth, dev->attrs.max_qp_wr - 1);
 	if (rq_depth <= KP_RQ_DEPTH) {
 		kp_err(c->t, "%s takes %d work requests a queue, we need more than %u",
 		       dev_name(&dev->dev), dev->attrs.max_qp_wr, KP_RQ_DEPTH);

@@ -49,6 +49,7 @@ enum kp_cq_ctx {
 #define KP_DEF_INLINE		220	/* inline=: perftest's for WRITE latency */
 #define KP_MAX_INLINE		1024	/* inline=: perftest -I's bound */
 #define KP_MAX_POST_LIST	64	/* post_list=: work requests a chain */
+#define KP_MAX_RX_DEPTH		16384u	/* rx_depth=: perftest's MAX_RX */
 #define KP_MAX_THRESHOLD	10000000	/* expect_bw (MiB/s), max_lat, max_p99 (usec) */
 #define KP_NPU_VA_ALIGN		4096u	/* npu_va, npu_len, and the pieces carved */
 
@@ -167,6 +168,7 @@ struct kp_opts {
 	bool srq;			/* receives through an SRQ of the QP's own */
 	bool ud;			/* slat over UD (rdma_cm's UDP port space) */
 	bool mr_per_qp;			/* qps=N: an MR a connection, not one */
+	u32 rx_depth;			/* data receives kept posted, 0: 512 */
 	u32 qps;			/* connections (QPs) of the test */
 	u16 cpus[KP_MAX_QPS];		/* their threads' CPUs, in order given */
 	u32 ncpus;			/* 0: all in the writer's thread */
@@ -234,6 +236,7 @@ enum kp_opt_id {
 	KP_OPT_SRQ,
 	KP_OPT_UD,
 	KP_OPT_MR_PER_QP,
+	KP_OPT_RX_DEPTH,
 	KP_OPT_NR,
 };
 /* kp_opts.given has a bit an option */

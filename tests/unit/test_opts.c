@@ -303,7 +303,7 @@ static void test_help(void)
 		"atomic=fadd|cas", "qp_timeout=0..31", "retry_count=0..7",
 		"rate_limit=1..10000000", "burst_size=1..1024",
 		"post_list=1..64", "recv_post_list=1..64", "srq", "ud",
-		"mr_per_qp",
+		"mr_per_qp", "rx_depth=1..16384",
 	};
 	unsigned int i;
 
@@ -808,6 +808,33 @@ static void test_recv_post_list(void)
 		   "recv_post_list");
 }
 
+/* rx_depth=: perftest -r, the data receives a side keeps posted */
+static void test_rx_depth(void)
+{
+	expect_ok("server,addr=192.0.2.1,port=9,rx_depth=16384");
+	KT_CHECK(o.rx_depth == 16384 && kp_opt_given(&o, KP_OPT_RX_DEPTH),
+		 "rx_depth 16384");
+	expect_ok("server,addr=192.0.2.1,port=9,bw,send,rx_depth=1");
+	KT_CHECK(o.rx_depth == 1, "rx_depth 1");
+	expect_ok("server,addr=192.0.2.1,port=9");
+	KT_CHECK(!o.rx_depth, "512 by default (0)");
+	expect_ok(BASE ",bw,send,duplex,rx_depth=128");
+	KT_CHECK(o.rx_depth == 128, "a duplex bw,send client's");
+	expect_err(BASE ",bw,send,rx_depth=128", -EINVAL,
+		   "not a bw,send without duplex client's");
+	expect_err(BASE ",slat,rx_depth=8", -EINVAL, "not a slat client's");
+	expect_err(BASE ",bw,duplex,rx_depth=8", -EINVAL,
+		   "not a bw client's");
+	expect_err("server,addr=192.0.2.1,port=9,bw,rx_depth=8", -EINVAL,
+		   "which a bw server posts none of");
+	expect_err("server,addr=192.0.2.1,port=9,slat,rx_depth=8", -EINVAL,
+		   "which a slat server posts none of");
+	expect_err("server,addr=192.0.2.1,port=9,rx_depth=16385", -ERANGE,
+		   "rx_depth");
+	expect_err("server,addr=192.0.2.1,port=9,rx_depth=0", -ERANGE,
+		   "rx_depth");
+}
+
 /* validate: ping's rounds, or a bw,send, bw,read or bw,imm stream's messages */
 static void test_stream_validate(void)
 {
@@ -972,6 +999,7 @@ int main(void)
 	test_srq();
 	test_send_duplex();
 	test_recv_post_list();
+	test_rx_depth();
 	test_post_list();
 	test_rate_limit();
 	test_qp_timers();

@@ -1008,6 +1008,70 @@ t_recv_post_list_pairs() {
 }
 kp_test recv-post-list t_recv_post_list
 
+# rx_depth=N (perftest -r): the data receives a side keeps posted.  Its
+# own post and completion events say how many it had out at most: a
+# bw,send server given 32 keeps exactly 32 (512 without it); both sides
+# of a duplex bw,send given 64 keep 64.  16384 is posted where the
+# device's queues take it, else refused as the QP is made; a server given
+# it refuses a wlat client.
+kp_rq_peak() {
+	awk -v t="test=$1 " '
+		/ kp_post_recv: / && index($0, t) && / kind=8 / { if (++n > m) m = n }
+		/ kp_wc: / && index($0, t) && / kind=8 / { n-- }
+		END { print m + 0 }' /tmp/trace.txt
+}
+t_rx_depth() {
+	kp_trace_during t_rx_depth_pairs
+	r=$?
+	echo 0 > /sys/kernel/tracing/events/krping_npu/kp_wc/enable
+	return $r
+}
+t_rx_depth_pairs() {
+	# the completions too: a receive is out from its post to its own
+	echo 1 > $T/events/krping_npu/kp_wc/enable || { kp_why "no kp_wc event"; return 1; }
+	for m in ",rx_depth=32:32" ":512"; do
+		PORT=$((PORT + 1))
+		echo > $T/trace
+		kp_traced "addr=$A,port=$PORT,probe=0${m%:*}" "addr=$A,port=$PORT,bw,send,size=4096,count=600,txdepth=16,probe=0"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+			{ kp_why "bw,send${m%:*}: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID)" 4096 600 bw_send || return 1
+		[ "$(kp_res $SID)" = "bw_send served #bytes=4096 #messages=600" ] ||
+			{ kp_why "bw,send${m%:*}: server $(kp_res $SID)"; return 1; }
+		peak=$(kp_rq_peak $SID)
+		[ "$peak" = "${m#*:}" ] ||
+			{ kp_why "bw,send${m%:*}: the server had $peak data receives out at most, want ${m#*:}"; return 1; }
+	done
+	PORT=$((PORT + 1))
+	echo > $T/trace
+	kp_traced "addr=$A,port=$PORT,probe=0,rx_depth=64" "addr=$A,port=$PORT,bw,send,duplex,size=4096,count=300,txdepth=16,probe=0,rx_depth=64"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+		{ kp_why "duplex: srv=$SRV cli=$CLI"; return 1; }
+	kp_check_bw "$(kp_res $CID)" 4096 300 bw_send || return 1
+	[ "$(kp_rq_peak $SID)" = 64 ] && [ "$(kp_rq_peak $CID)" = 64 ] ||
+		{ kp_why "duplex, rx_depth=64: $(kp_rq_peak $SID) and $(kp_rq_peak $CID) data receives out at most"; return 1; }
+	PORT=$((PORT + 1))
+	# 16384: 6.1's and 6.12's rxe take a million work requests a queue,
+	# 5.10's 16384 (all 16384 posted, their line says, or refused)
+	kp_pair "addr=$A,port=$PORT,rx_depth=16384,recv_post_list=16" "addr=$A,port=$PORT,bw,send,count=10"
+	wr=$(dmesg | sed -n "s/.*krping_npu $SID: rx_depth=16384: rxe0 takes \([0-9]*\) work requests a queue.*/\1/p")
+	if [ "$SRV" = "ret=$SLEN" ]; then
+		[ "$CLI" = "ret=$CLEN" ] && dmesg | grep -q "krping_npu $SID: connection 0: 16384 data receives posted in 1024 chains of 16\$" ||
+			{ kp_why "rx_depth=16384 taken: cli=$CLI, no line of 16384 receives posted"; return 1; }
+		deep="16384 posted"
+	else
+		[ "$SRV" = errno=22 ] && [ "$CLI" = errno=111 ] && [ -n "$wr" ] && [ "$wr" -lt 16401 ] ||
+			{ kp_why "rx_depth=16384: srv=$SRV cli=$CLI, max_qp_wr '$wr'"; return 1; }
+		deep="refused (max_qp_wr $wr)"
+	fi
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,rx_depth=64" "addr=$A,port=$PORT,wlat,count=10"
+	[ "$SRV" = errno=22 ] && dmesg | grep -q "krping_npu $SID: rx_depth=64 sizes data receives, and the client's wlat has none" ||
+		{ kp_why "rx_depth with wlat: srv=$SRV cli=$CLI"; return 1; }
+	kp_log "rx_depth: a bw,send server kept 32 data receives out (512 by default), a duplex pair 64 each; 16384 $deep; a wlat client refused ($CLI)"
+}
+kp_test rx-depth t_rx_depth
+
 # sge=N: each data READ, WRITE and SEND, and each data receive, reaches
 # its buffer through N SGEs of the message's bytes (one a byte where the
 # message is shorter), as the post events say; each side its own N, the
