@@ -292,16 +292,9 @@ int kp_ping_server(struct kp_conn *c)
 		       kp_mode_name(c->t->opts.mode));
 		return -EPROTO;
 	}
-	if (c->t->opts.recv_post_list) {
-		kp_err(c->t, "recv_post_list=%u chains data receives, and the client's ping has none (bw,send and bw,imm do)",
-		       c->t->opts.recv_post_list);
-		return -EINVAL;
-	}
-	if (c->t->opts.rx_depth) {
-		kp_err(c->t, "rx_depth=%u sizes data receives, and the client's ping has none (bw,send and bw,imm do)",
-		       c->t->opts.rx_depth);
-		return -EINVAL;
-	}
+	ret = kp_rx_opts_check(c->t, KP_MODE_PING, false);
+	if (ret)
+		return ret;
 	kp_get_info(c, c->recv_msg);
 	if (!c->remote_len || c->remote_len > KP_MAX_SIZE) {
 		kp_err(c->t, "client offers %u bytes, limit %u", c->remote_len,

@@ -834,17 +834,9 @@ static int kp_test_check(struct kp_conn *c)
 		kp_err(t, "client asks for bw_imm without numbered immediates");
 		return -EPROTO;
 	}
-	if (t->opts.rx_depth && !kp_mode_sink(mode) &&
-	    !(duplex && mode == KP_MODE_BW_SEND)) {
-		kp_err(t, "rx_depth=%u sizes data receives, and the client's %s has none (bw,send and bw,imm do)",
-		       t->opts.rx_depth, kp_mode_name(mode));
-		return -EINVAL;
-	}
-	if (t->opts.recv_post_list && !kp_mode_sink(mode)) {
-		kp_err(t, "recv_post_list=%u chains data receives, and the client's %s has none (bw,send and bw,imm do)",
-		       t->opts.recv_post_list, kp_mode_name(mode));
-		return -EINVAL;
-	}
+	ret = kp_rx_opts_check(t, mode, duplex);
+	if (ret)
+		return ret;
 	if (kp_mode_atomic(mode)) {
 		if (size != KP_ATOMIC_SIZE) {
 			kp_err(t, "client asks for %s of %u bytes, not %u",

@@ -1314,6 +1314,25 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 }
 
 /*
+ * A server given recv_post_list= or rx_depth= refuses a client whose test
+ * (@mode, @duplex) keeps no stream of data receives posted to shape.
+ */
+int kp_rx_opts_check(struct kp_test *t, enum kp_mode mode, bool duplex)
+{
+	if (t->opts.rx_depth && !kp_mode_rx(mode, duplex)) {
+		kp_err(t, "rx_depth=%u sizes data receives, and the client's %s has none (bw,send and bw,imm do)",
+		       t->opts.rx_depth, kp_mode_name(mode));
+		return -EINVAL;
+	}
+	if (t->opts.recv_post_list && !kp_mode_sink(mode)) {
+		kp_err(t, "recv_post_list=%u chains data receives, and the client's %s has none (bw,send and bw,imm do)",
+		       t->opts.recv_post_list, kp_mode_name(mode));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
  * @got data receives were used: post as many again, with recv_post_list=
  * (as perftest) only whole chains, the rest owed until a chain is due.
  */

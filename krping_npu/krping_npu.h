@@ -751,6 +751,7 @@ void kp_smr_release(struct kp_test *t);
 int kp_post_recv(struct kp_conn *c);
 int kp_post_data_recv(struct kp_conn *c, u32 n);
 int kp_data_recv_used(struct kp_conn *c, u32 got);
+int kp_rx_opts_check(struct kp_test *t, enum kp_mode mode, bool duplex);
 int kp_rq_hold(struct kp_conn *c, u32 ndata);
 void kp_conn_state(struct kp_conn *c);
 int kp_rq_restore(struct kp_conn *c);

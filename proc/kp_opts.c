@@ -747,6 +747,16 @@ static int kp_opt_set(struct kp_opts *o, int id, const char *val, size_t vlen,
 }
 
 /* sizes, duration and progress: client options of the measured modes */
+/*
+ * A server that may post data receives: given no mode (the client names
+ * it), or bw,send or bw,imm.
+ */
+static bool kp_opts_server_rx(const struct kp_opts *o)
+{
+	return o->mode == KP_MODE_PING ||
+	       (o->mode == KP_MODE_BW && (o->bw_send || o->wlat_imm));
+}
+
 static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 {
 	static const int ids[] = { KP_OPT_SIZES, KP_OPT_DURATION,
@@ -926,8 +936,7 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 		       kp_role_name(o->role));
 		return -EINVAL;
 	}
-	if (o->recv_post_list && o->mode != KP_MODE_PING &&
-	    !(o->mode == KP_MODE_BW && (o->bw_send || o->wlat_imm))) {
+	if (o->recv_post_list && !kp_opts_server_rx(o)) {
 		kp_err(err, errlen, "'recv_post_list' chains data receives, which a %s server posts none of (bw,send and bw,imm do)",
 		       kp_mode_name(o->mode));
 		return -EINVAL;
@@ -939,9 +948,7 @@ static int kp_opts_check_run(const struct kp_opts *o, char *err, size_t errlen)
 		       o->bw_send ? ",send without duplex" : "");
 		return -EINVAL;
 	}
-	if (o->rx_depth && o->role == KP_ROLE_SERVER &&
-	    o->mode != KP_MODE_PING &&
-	    !(o->mode == KP_MODE_BW && (o->bw_send || o->wlat_imm))) {
+	if (o->rx_depth && o->role == KP_ROLE_SERVER && !kp_opts_server_rx(o)) {
 		kp_err(err, errlen, "'rx_depth' sizes data receives, which a %s server posts none of (bw,send and bw,imm do)",
 		       kp_mode_name(o->mode));
 		return -EINVAL;

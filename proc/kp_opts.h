@@ -96,6 +96,16 @@ static inline bool kp_mode_sink(enum kp_mode mode)
 	return mode == KP_MODE_BW_SEND || mode == KP_MODE_BW_IMM;
 }
 
+/*
+ * The tests that keep a stream of data receives posted (recv_post_list=,
+ * rx_depth=): a sink's server, and (rx_depth=) either side of duplex
+ * bw,send.
+ */
+static inline bool kp_mode_rx(enum kp_mode mode, bool duplex)
+{
+	return kp_mode_sink(mode) || (duplex && mode == KP_MODE_BW_SEND);
+}
+
 /* The ping-pong modes: half the round trip is reported. */
 static inline bool kp_mode_pingpong(enum kp_mode mode)
 {

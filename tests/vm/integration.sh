@@ -1026,28 +1026,28 @@ t_rx_depth() {
 	echo 0 > /sys/kernel/tracing/events/krping_npu/kp_wc/enable
 	return $r
 }
+# kp_rx_run SERVER-OPTS CLIENT-OPTS COUNT: a traced bw,send pair of 4 KiB
+# messages on a fresh trace, both ends whole and the client's figure sound
+kp_rx_run() {
+	PORT=$((PORT + 1))
+	echo > $T/trace
+	kp_traced "addr=$A,port=$PORT,probe=0$1" "addr=$A,port=$PORT,bw,send,size=4096,count=$3,txdepth=16,probe=0$2"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
+		{ kp_why "bw,send$2 to a server given '$1': srv=$SRV cli=$CLI"; return 1; }
+	kp_check_bw "$(kp_res $CID)" 4096 $3 bw_send
+}
 t_rx_depth_pairs() {
 	# the completions too: a receive is out from its post to its own
 	echo 1 > $T/events/krping_npu/kp_wc/enable || { kp_why "no kp_wc event"; return 1; }
 	for m in ",rx_depth=32:32" ":512"; do
-		PORT=$((PORT + 1))
-		echo > $T/trace
-		kp_traced "addr=$A,port=$PORT,probe=0${m%:*}" "addr=$A,port=$PORT,bw,send,size=4096,count=600,txdepth=16,probe=0"
-		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
-			{ kp_why "bw,send${m%:*}: srv=$SRV cli=$CLI"; return 1; }
-		kp_check_bw "$(kp_res $CID)" 4096 600 bw_send || return 1
+		kp_rx_run "${m%:*}" "" 600 || return 1
 		[ "$(kp_res $SID)" = "bw_send served #bytes=4096 #messages=600" ] ||
 			{ kp_why "bw,send${m%:*}: server $(kp_res $SID)"; return 1; }
 		peak=$(kp_rq_peak $SID)
 		[ "$peak" = "${m#*:}" ] ||
 			{ kp_why "bw,send${m%:*}: the server had $peak data receives out at most, want ${m#*:}"; return 1; }
 	done
-	PORT=$((PORT + 1))
-	echo > $T/trace
-	kp_traced "addr=$A,port=$PORT,probe=0,rx_depth=64" "addr=$A,port=$PORT,bw,send,duplex,size=4096,count=300,txdepth=16,probe=0,rx_depth=64"
-	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
-		{ kp_why "duplex: srv=$SRV cli=$CLI"; return 1; }
-	kp_check_bw "$(kp_res $CID)" 4096 300 bw_send || return 1
+	kp_rx_run ",rx_depth=64" ",duplex,rx_depth=64" 300 || return 1
 	[ "$(kp_rq_peak $SID)" = 64 ] && [ "$(kp_rq_peak $CID)" = 64 ] ||
 		{ kp_why "duplex, rx_depth=64: $(kp_rq_peak $SID) and $(kp_rq_peak $CID) data receives out at most"; return 1; }
 	PORT=$((PORT + 1))
@@ -1068,7 +1068,7 @@ t_rx_depth_pairs() {
 	kp_pair "addr=$A,port=$PORT,rx_depth=64" "addr=$A,port=$PORT,wlat,count=10"
 	[ "$SRV" = errno=22 ] && dmesg | grep -q "krping_npu $SID: rx_depth=64 sizes data receives, and the client's wlat has none" ||
 		{ kp_why "rx_depth with wlat: srv=$SRV cli=$CLI"; return 1; }
-	kp_log "rx_depth: a bw,send server kept 32 data receives out (512 by default), a duplex pair 64 each; 16384 $deep; a wlat client refused ($CLI)"
+	kp_log "rx_depth: a bw,send server kept 32 data receives out (512 by default), a duplex pair 64 each; rx_depth=16384 $deep; a wlat client refused ($CLI)"
 }
 kp_test rx-depth t_rx_depth
 
