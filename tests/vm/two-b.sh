@@ -88,7 +88,10 @@ t_hw() {
 		n=$((${rec:-0} + ${ret:-0}))
 		if [ $p = 9905 ]; then
 			# ~48 of 4800 packets lost; a clean link recovers only where
-			# the host stalled the guest past an ack timeout
+			# the host stalled the guest past an ack timeout: past 10
+			# such, the host is too busy for the comparison (once 33)
+			[ $n -ge 10 ] && [ "$nclean" -gt 10 ] &&
+				{ kp_skipped "the clean link recovered $nclean times (host stalls past an ack timeout), the lossy one $n: the comparison not measurable"; return; }
 			[ $n -ge 10 ] && [ $((4 * nclean)) -lt $n ] ||
 				{ kp_why "recoveries: lossy $n ($hw), clean $nclean ($clean)"; return 1; }
 			dup=$(echo " $hw " | sed -n 's/.* duplicate_request=\([0-9]*\) .*/\1/p')
