@@ -325,7 +325,7 @@ static void kp_conn_ready(struct kp_conn *c)
 		c->idx, attr.timeout, attr.retry_cnt, attr.rnr_retry);
 	if (attr.max_rd_atomic && attr.max_rd_atomic < c->rd_atom)
 		c->rd_atom = attr.max_rd_atomic;
-	/* the peer takes our READs: probes can be READs (kp_slice_over()) */
+	/* the peer takes our READs: iWARP probes can be (kp_slice_over()) */
 	c->probe_read = attr.max_rd_atomic > 0;
 }
 

@@ -1792,14 +1792,15 @@ u32 kp_peer_wait_ms(struct kp_test *t)
 
 /*
  * The waits from here on are on the peer (probe=): each probe_ms without
- * a completion sends it a probe, an RDMA READ, which only the peer's
- * response completes (an iWARP WRITE completes once TCP has taken it).
- * On InfiniBand and RoCE it reads nothing: the peer's HCA answers without
- * its CPU and without memory (IBTA C9-88: no rkey is checked).  iWARP
- * has no zero-length READ (siw: -EINVAL with no sink, a local length
- * error with an empty one): it reads one byte of the target the peer
- * advertised in its hello (kp_probe_target()).  A WRITE where the peer
- * grants no READs, or on iWARP names no target (an older client).
+ * a completion sends it a probe, which only the peer's HCA completes,
+ * without its CPU.  On InfiniBand and RoCE a zero-length RDMA WRITE,
+ * acknowledged without memory (IBTA C9-88: no rkey is checked) and again
+ * when retried; not a zero-length READ: 6.1's rxe answers a retried one
+ * (its response lost) with a remote access error, which kills the QP.
+ * An iWARP WRITE completes once TCP has taken it, so there the probe
+ * READs one byte of the target the peer advertised in its hello
+ * (kp_probe_target(); siw has no zero-length READ); a WRITE where the
+ * peer grants no READs or names no target (an older client).
  * While probes come back, the wait goes on, up to its outer bound
  * (kp_peer_wait_ms()); a probe that fails (the QP's retries exhausted:
  * the peer is gone) ends it.
@@ -1849,9 +1850,7 @@ static int kp_slice_over(struct kp_conn *c)
 	u64 now = ktime_get_ns();
 	int ret;
 
-	if (c->probe_read && !c->iwarp) {
-		wr.wr.opcode = IB_WR_RDMA_READ;
-	} else if (c->probe_read && c->peer_probe && c->probe_buf.mr) {
+	if (c->iwarp && c->probe_read && c->peer_probe && c->probe_buf.mr) {
 		wr.wr.opcode = IB_WR_RDMA_READ;
 		wr.wr.sg_list = &sink;
 		wr.wr.num_sge = 1;

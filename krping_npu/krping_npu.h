@@ -559,7 +559,7 @@ struct kp_conn {
 	bool probe_out;		/* a probe is posted, not yet completed */
 	u64 probe_until;	/* ns: the probing wait's outer bound */
 	u32 probe_outer_ms;	/* ... from its start */
-	bool probe_read;	/* probes are READs: the peer grants them */
+	bool probe_read;	/* the peer grants READs: iWARP probes are */
 	bool iwarp;		/* the connection's device speaks iWARP */
 	u8 peer_ver;		/* the hello version the client speaks */
 	u64 probe_at;		/* ns: the outstanding probe was posted */

@@ -151,7 +151,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"run the QPs on kernel threads bound to these CPUs, each once, at most qps of them; QP i on the (i mod n)th; a CPU not online: -EINVAL before connecting" },
 	[KP_OPT_PROBE] = { "probe", KP_T_U32, KP_F(probe_ms), 0, KP_MAX_PROBE_MS,
 		"",
-		"a wait on the peer (the FIN after its stream, bw,send's receives) probes it every this many ms with an RDMA READ (of nothing; on iWARP of one byte the peer's hello names), or where the peer grants no READs a WRITE, and lasts while the peer's HCA answers, up to 4 times the probe=0 bound and 10 timeouts; a probe failing ends it at once, -EHOSTDOWN (default 1000; 0: off, the wait bound by timeout, warm-up and 64 MB/s)" },
+		"a wait on the peer (the FIN after its stream, bw,send's receives) probes it every this many ms with a zero-length RDMA WRITE (on iWARP a READ of one byte the peer's hello names, where the peer grants READs), and lasts while the peer's HCA answers, up to 4 times the probe=0 bound and 10 timeouts; a probe failing ends it at once, -EHOSTDOWN (default 1000; 0: off, the wait bound by timeout, warm-up and 64 MB/s)" },
 	[KP_OPT_IMM] = { "imm", KP_T_FLAG, KP_F(wlat_imm), 0, 0,
 		"client, wlat/bw",
 		"immediate data.  wlat: writes with it, each seen as a receive completion instead of by polling the buffer: NPU memory, which the CPU cannot poll, needs it, and events too; either side's mem=npu or events choose it.  bw: a stream of WRITE_WITH_IMMs into receives the server keeps posted (test bw_imm, as ib_write_bw --write_with_imm); bw,send: every SEND with it (ib_send_bw --send_with_imm).  Each message's immediate is its number in the size's stream, which the server checks, message by message; not with read, duplex or atomic" },

@@ -102,6 +102,25 @@ t_hw() {
 }
 kp_test b-hw-counters-netem t_hw
 
+# A's probes retried (tests/vm/two-a.sh, a-serve-probe-retried): a 3 s
+# stream of one-packet writes, two in flight, while B's link drops 5% of
+# what B sends, A's probe responses among it.  B's duplicate_request
+# counter proves that A sent again requests B had taken; both sides finish.
+t_probe_retried() {
+	hwc=/sys/class/infiniband/rxe0/ports/1/hw_counters/duplicate_request
+	d0=$(cat $hwc) || { kp_why "no $hwc"; return 1; }
+	/usr/bin/tc qdisc add dev eth0 root netem loss 5% || { kp_why "netem on eth0"; return 1; }
+	out=$(kp_client_retry "addr=192.0.2.1,port=9906,bw,size=64,txdepth=2,duration=3,qp_timeout=12" "111")
+	/usr/bin/tc qdisc del dev eth0 root
+	d=$(($(cat $hwc) - d0))
+	[ "$out" != "${out#ret=}" ] || { kp_why "client: $out (A retried $d requests)"; return 1; }
+	r=$(kp_res "$(kp_last_id)")
+	[ "$(kp_num "$r" '#iterations')" -gt 0 ] 2> /dev/null || { kp_why "result: $r"; return 1; }
+	[ $d -ge 3 ] || { kp_why "A retried $d requests B had taken, want >= 3"; return 1; }
+	kp_log "b: A retried $d requests B had taken; $r"
+}
+kp_test b-probe-retried t_probe_retried
+
 # the server VM powers off mid-run: the client, proven streaming first,
 # fails by its own bound: no completion within timeout=3000 ms, since the
 # RC retries (7 ack timeouts of 2.15 s) outlast it and a powered-off host
