@@ -767,11 +767,11 @@ t_trace() {
 }
 kp_test trace-events t_trace
 
-# kp_traced "SERVER_OPTS" "CLIENT_OPTS": a pair, then the trace so far in
-# /tmp/trace.txt; kp_trace on|off: our post events, on for the whole of
-# a test (each flip patches the kernel's text through every CPU, and a
-# reset of the buffer stops them all: neither between pairs).  Test ids
-# are never reused, so each pair's events are told apart by id.
+# kp_traced "SERVER_OPTS" "CLIENT_OPTS": a pair on an emptied buffer, then
+# its trace in /tmp/trace.txt (a buffer left full, by rx-depth's 16384
+# receives, took a minute a test to print under TCG); kp_trace on|off:
+# our post events, on for the whole of a test (each flip patches the
+# kernel's text through every CPU).  Each pair's events carry its ids.
 # kp_posts ID EVENT KIND: the distinct "bytes SGEs" of that test's posts
 # of that kind on connection 0.
 kp_trace() {
@@ -789,6 +789,7 @@ kp_trace_during() {
 	return $r
 }
 kp_traced() {
+	echo > /sys/kernel/tracing/trace
 	kp_pair "$1" "$2"
 	cat /sys/kernel/tracing/trace > /tmp/trace.txt
 }
@@ -1030,7 +1031,6 @@ t_rx_depth() {
 # messages on a fresh trace, both ends whole and the client's figure sound
 kp_rx_run() {
 	PORT=$((PORT + 1))
-	echo > $T/trace
 	kp_traced "addr=$A,port=$PORT,probe=0$1" "addr=$A,port=$PORT,bw,send,size=4096,count=$3,txdepth=16,probe=0$2"
 	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] ||
 		{ kp_why "bw,send$2 to a server given '$1': srv=$SRV cli=$CLI"; return 1; }
