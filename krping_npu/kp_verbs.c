@@ -1795,9 +1795,9 @@ u32 kp_peer_wait_ms(struct kp_test *t)
  * a completion sends it a probe, which only the peer's HCA completes,
  * without its CPU.  On InfiniBand and RoCE a zero-length RDMA WRITE,
  * acknowledged without memory (IBTA C9-88: no rkey is checked) and again
- * when retried, as every provider must for the core's ib_drain_sq(); not
- * a zero-length READ: 6.1's rxe answers a retried one (its response lost)
- * with a remote access error, which kills the QP.
+ * when retried (a post every provider takes: ib_drain_sq() makes one);
+ * not a zero-length READ: 6.1's rxe answers a retried one (its response
+ * lost) with a remote access error, which kills the QP.
  * An iWARP WRITE completes once TCP has taken it, so there the probe
  * READs one byte of the target the peer advertised in its hello
  * (kp_probe_target(); siw has no zero-length READ); a WRITE where the
