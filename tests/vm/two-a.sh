@@ -51,8 +51,9 @@ t_serve_probe() {
 	n=$(dmesg | sed -n "s/.*krping_npu $id: connection 0: \([0-9]*\) probes answered.*/\1/p" | tail -1)
 	[ "$out" != "${out#ret=}" ] ||
 		{ kp_why "server: $out: $(dmesg | grep -E "krping_npu $id: (peer not answering|.* failed)" | tr '\n' '|')"; return 1; }
-	# 3 s of stream at a probe each 10 ms and more (TCG, retries)
-	[ "${n:-0}" -ge 50 ] || { kp_why "probes answered: '$n', want >= 50"; return 1; }
+	# 3 s of stream at a probe each 10 ms and more (TCG, retries): about
+	# 140 on a quiet host
+	[ "${n:-0}" -ge 20 ] || { kp_why "probes answered: '$n', want >= 20"; return 1; }
 	kp_log "a: $n probes answered through B's lossy link"
 }
 kp_test a-serve-probe-retried t_serve_probe
