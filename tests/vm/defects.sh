@@ -477,31 +477,37 @@ t_warmup_fin_bound() {
 		{ kp_why "$mibs MiB/s: the warm-up fits in the timeout, proves nothing"; return 1; }
 	kp_idle "the warm-up under probe=0"
 }
-# ud bw,send losing messages: the server held 1 s at its first repost
-# (kpdelay on kp_data_recv_used, its comm only) while the client streams
-# 2000 x 64 B into its 512 receives, which takes under 0.2 s here: the
+# ud bw,send losing messages: the server held 2 s (kpdelay's most) at
+# its first repost (kpdelay on kp_data_recv_used, its comm only) while
+# the client streams 1000 x 64 B into its 512 receives, under 0.2 s on a
+# quiet host (2000 took over 1 s once on 6.12-rt in make test): the
 # rest, the last among them, are dropped with no error anywhere.  The
 # server ends at its 2 s timeout, naming what arrived (its receives, no
 # more), and its SKIP carries the error, so the client fails at once
-# with it, not at its own timeout.
+# with it, not at its own timeout.  A client still streaming after the
+# hold gets its last message through: both end EPROTO, the server naming
+# what arrived, and the path of a lost last was not reached (a SKIP).
 t_ud_loss() {
 	kp_verbs_share || return
 	PORT=$((PORT + 1))
-	kp_delay_on kp_data_recv_used 1000 kpsrv 1 || return 1
+	kp_delay_on kp_data_recv_used 2000 kpsrv 1 || return 1
 	kp_held_pair kpsrv kpwrite "addr=$A,port=$PORT,ud,timeout=2000" \
-		"addr=$A,port=$PORT,bw,send,ud,size=64,count=2000,timeout=20000"
+		"addr=$A,port=$PORT,bw,send,ud,size=64,count=1000,timeout=20000"
 	[ "$DELAY_HITS" = 1 ] || { kp_why "the server was held $DELAY_HITS times, want 1"; return 1; }
 	sid=$(kp_new_id "$base" server) cid=$(kp_new_id "$base" client)
+	n=$(dmesg | sed -n "s/.*krping_npu $sid: ud: \([0-9]*\) of 1000 messages arrived: the rest were dropped.*/\1/p")
+	[ "$srv $out" = "errno=71 errno=71" ] && [ -n "$n" ] && [ "$n" -lt 1000 ] &&
+		{ kp_skipped "the client was still streaming after the server's 2 s hold: its last arrived ($n of 1000 did), both ended EPROTO"; return; }
 	[ "$srv" = errno=110 ] && [ "$out" = errno=110 ] ||
 		{ kp_why "server $srv, client $out, want errno=110 on both"; return 1; }
-	n=$(dmesg | sed -n "s/.*krping_npu $sid: ud: \([0-9]*\) of 2000 messages arrived, then none: lost .*/\1/p")
-	[ -n "$n" ] && [ "$n" -ge 1 ] && [ "$n" -lt 2000 ] ||
+	n=$(dmesg | sed -n "s/.*krping_npu $sid: ud: \([0-9]*\) of 1000 messages arrived, then none: lost .*/\1/p")
+	[ -n "$n" ] && [ "$n" -ge 1 ] && [ "$n" -lt 1000 ] ||
 		{ kp_why "no server line naming the messages that arrived: $(dmesg | grep "krping_npu $sid:" | tail -3)"; return 1; }
 	dmesg | grep -q "krping_npu $cid: server ended the stream: error -110" ||
 		{ kp_why "no client line with the server's error"; return 1; }
 	# the client heard it from the SKIP, well inside its own 20 s
 	[ "$cli_ms" -lt 10000 ] || { kp_why "the client took $cli_ms ms"; return 1; }
-	kp_log "ud-loss: $n of 2000 arrived; both sides errno 110, the client after $cli_ms ms"
+	kp_log "ud-loss: $n of 1000 arrived; both sides errno 110, the client after $cli_ms ms"
 	kp_idle "the lossy UD stream"
 }
 if want liveness; then
