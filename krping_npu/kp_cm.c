@@ -520,7 +520,8 @@ static int kp_ud_ah(struct kp_conn *c)
 		kp_err(c->t, "ud: rdma_create_ah: %ld", PTR_ERR(ah));
 		return PTR_ERR(ah);
 	}
-	c->ah = ah;
+	/* remote_qpn and qkey came with the event: a fence reads them after */
+	smp_store_release(&c->ah, ah);
 	kp_info(c->t, "connection %u: ud: the server's QP %u, qkey 0x%x, messages up to the path MTU, %u bytes",
 		c->idx, c->remote_qpn, c->remote_qkey, c->ud_mtu);
 	return 0;

@@ -7,7 +7,9 @@
  * acquire -> get_pages -> dma_map -> get_page_size, the resulting entries
  * trimmed to the buffer and mapped into its fast-reg MR in pages the
  * device supports, so the MR covers exactly the buffer; teardown runs the
- * reverse.  The
+ * reverse.  A UD connection's buffer has no MR (a UD QP takes no
+ * fast-registration): its SGEs carry the pages' DMA addresses under the
+ * PD's local DMA lkey.  The
  * memory is the writer's: pieces of npu_va,npu_len, or in the rig the
  * emulated NPU's allocations on its behalf.  Payload and validation go
  * through a host shadow and a CPU mapping of the page table's physical
@@ -132,7 +134,8 @@ static void kp_npu_fence_wait(struct kp_conn *c, bool reap)
  * the device is done with what came before it on that queue, whether it
  * works in a tasklet, a workqueue (rxe from 6.4) or firmware.  A full
  * send queue is retried for room as the flush empties it.  Returns the
- * number of markers posted.  Under npu_lock, with a QP.
+ * number of markers posted, a send queue's that needs none counted.
+ * Under npu_lock, with a QP.
  */
 static int kp_npu_fence_post(struct kp_conn *c)
 {
@@ -146,6 +149,8 @@ static int kp_npu_fence_post(struct kp_conn *c)
 			.send_flags = IB_SEND_SIGNALED,
 		},
 	};
+	/* ud: a SEND to the peer, as kp_drain_ud()'s: a UD QP takes no WRITE */
+	struct ib_ud_wr uwr = { .wr = swr.wr };
 	struct ib_recv_wr rwr = { .wr_cqe = &c->cqe[KP_WR_FENCE].cqe };
 	const struct ib_send_wr *sbad;
 	const struct ib_recv_wr *rbad;
@@ -155,11 +160,24 @@ static int kp_npu_fence_post(struct kp_conn *c)
 		kp_err(c->t, "NPU memory freed: the QP does not enter the error state");
 		return 0;
 	}
+	/*
+	 * ud: a send queue that never had a peer to send to holds nothing,
+	 * and needs no marker (its one would have no address handle)
+	 */
+	if (c->ud) {
+		uwr.wr.opcode = IB_WR_SEND;
+		/* the peer's QP and qkey are set before it (kp_ud_learn()) */
+		uwr.ah = smp_load_acquire(&c->ah);
+		uwr.remote_qpn = c->remote_qpn;
+		uwr.remote_qkey = c->remote_qkey;
+		sq = !uwr.ah;
+	}
 	/* counted first: a marker may be reaped as soon as it is posted */
-	atomic_add(2, &c->npu_fence);
+	atomic_add(!sq + 1, &c->npu_fence);
 	do {
 		if (!sq)
-			sq = !ib_post_send(c->qp, &swr.wr, &sbad);
+			sq = !ib_post_send(c->qp, c->ud ? &uwr.wr : &swr.wr,
+					   &sbad);
 		if (!rq)
 			rq = !ib_post_recv(c->qp, &rwr, &rbad);
 		if (sq && rq)
@@ -433,6 +451,38 @@ int kp_npu_rw_sgl(struct kp_conn *c, struct kp_buf *b, struct scatterlist *sgl,
 }
 
 /*
+ * ud: the SGEs, under @lkey, of @len bytes of @b from @off, one for each
+ * of its DMA-mapped pieces they touch (b->npu_mr_sgl, at most
+ * KP_UD_NPU_SGE: kp_npu_buf_alloc() checks).  Returns how many.
+ */
+int kp_npu_sges(struct kp_buf *b, u32 off, u32 len, struct ib_sge *sge,
+		u32 lkey)
+{
+	struct scatterlist *sg;
+	int i, n = 0;
+
+	for_each_sg(b->npu_mr_sgl, sg, b->npu_nents, i) {
+		u32 l = sg_dma_len(sg);
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		if (!len)
+			break;
+		l = min(l - off, len);
+		sge[n++] = (struct ib_sge) {
+			.addr = sg_dma_address(sg) + off,
+			.length = l,
+			.lkey = lkey,
+		};
+		len -= l;
+		off = 0;
+	}
+	return n;
+}
+
+/*
  * The MR page size for NPU pages of @npu_page bytes: the largest size the
  * device supports that divides them; each NPU page then spans whole MR
  * pages.  0 when the device supports none of them.
@@ -514,12 +564,6 @@ int kp_npu_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 		kp_err(c->t, "NPU page size %llu, %d entries", b->npu_page, nmap);
 		return -EINVAL;
 	}
-	b->page_size = kp_npu_mr_page(dev, b->npu_page);
-	if (!b->page_size) {
-		kp_err(c->t, "%s supports no MR page size dividing NPU pages of %llu bytes",
-		       dev_name(&dev->dev), b->npu_page);
-		return -EOPNOTSUPP;
-	}
 	ret = kp_npu_map(c, b);
 	if (ret)
 		return ret;
@@ -530,6 +574,28 @@ int kp_npu_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 	if (ret) {
 		kp_err(c->t, "%d entries do not cover %u bytes", nmap, size);
 		return ret;
+	}
+	/*
+	 * ud: no MR, as a UD QP takes no fast-registration: the device
+	 * reaches the pages by their DMA addresses under the PD's local DMA
+	 * lkey, as p2pdma's users reach a BAR, an SGE a page (kp_npu_sges()).
+	 * A buffer of one message and its header spans at most two.
+	 */
+	if (c->ud) {
+		if (b->npu_nents > KP_UD_NPU_SGE) {
+			kp_err(c->t, "ud: %u bytes of NPU memory span %d pages of %llu, more SGEs than the %u a UD work request is given",
+			       size, b->npu_nents, b->npu_page, KP_UD_NPU_SGE);
+			return -EINVAL;
+		}
+		b->dma = sg_dma_address(b->npu_mr_sgl);	/* the first page's */
+		b->iova = b->dma;
+		return 0;
+	}
+	b->page_size = kp_npu_mr_page(dev, b->npu_page);
+	if (!b->page_size) {
+		kp_err(c->t, "%s supports no MR page size dividing NPU pages of %llu bytes",
+		       dev_name(&dev->dev), b->npu_page);
+		return -EOPNOTSUPP;
 	}
 	npages = DIV_ROUND_UP((b->npu_va & (b->page_size - 1)) + size,
 			      b->page_size);

@@ -75,6 +75,9 @@ static int kp_send_hello(struct kp_conn *c, enum kp_msg_type type, int status,
 			    (c->t->mode == KP_MODE_BW_READ ||
 			     c->t->mode == KP_MODE_BW_IMM) ? c->rdma.size :
 			    c->t->size);
+	/* ud over NPU memory: no MR (kp_npu_buf_alloc()), the size alone */
+	else if (c->ud)
+		h->info.size = cpu_to_be32(c->t->size);
 	h->magic = cpu_to_be32(KP_HELLO_MAGIC);
 	h->version = c->peer_ver;
 	h->type = type;

@@ -462,6 +462,11 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	qp_attr.cap.max_recv_wr = rq_depth + 1;
 	qp_attr.cap.max_send_sge = c->t->opts.sge;
 	qp_attr.cap.max_recv_sge = c->t->opts.sge;
+	/* ud, mem=npu: a message's NPU pages, an SGE each (kp_buf_sges()) */
+	if (c->ud && c->t->opts.mem == KP_MEM_NPU) {
+		qp_attr.cap.max_send_sge = KP_UD_NPU_SGE;
+		qp_attr.cap.max_recv_sge = KP_UD_NPU_SGE;
+	}
 	/* srq: no receive queue of its own, and no drain marker for one */
 	if (c->srq) {
 		qp_attr.srq = c->srq;
@@ -1119,6 +1124,18 @@ static int kp_sge_split(struct kp_conn *c, struct kp_buf *b, u64 base,
 	return n;
 }
 
+/*
+ * ... of @len bytes of @b from its byte @off: NPU memory by DMA address
+ * (ud) an SGE for each page they touch, which are not contiguous.
+ */
+static int kp_buf_sges(struct kp_conn *c, struct kp_buf *b, u32 off,
+		       struct ib_sge *sge, u32 len)
+{
+	if (b->npu_mr_sgl && kp_buf_by_dma(c))
+		return kp_npu_sges(b, off, len, sge, c->pd->local_dma_lkey);
+	return kp_sge_split(c, b, kp_buf_addr(c, b, off), sge, len);
+}
+
 /* Post with bottom halves off so a software device's tasklet runs at once. */
 /* The bytes @w moves: its SGEs' (an inline one's too). */
 static u32 kp_wr_len(const struct ib_send_wr *w)
@@ -1268,8 +1285,7 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 		return -EPROTO;
 	}
 	/* ud: the header lands first, the message after it */
-	nsge = kp_sge_split(c, &c->rdma, kp_buf_addr(c, &c->rdma, 0), sge,
-			    c->recv_hdr + size);
+	nsge = kp_buf_sges(c, &c->rdma, 0, sge, c->recv_hdr + size);
 	while (n) {
 		k = min_t(u32, n, c->rq_list ?: KP_RECV_BATCH);
 		for (i = 0; i < k; i++) {
@@ -1535,8 +1551,7 @@ static void kp_rdma_wr(struct kp_conn *c, struct ib_rdma_wr *wr,
 		wr->wr.num_sge = kp_sge_split(c, b, (uintptr_t)b->vaddr + off,
 					      sge, len);
 	} else {
-		wr->wr.num_sge = kp_sge_split(c, b, kp_buf_addr(c, b, off),
-					      sge, len);
+		wr->wr.num_sge = kp_buf_sges(c, b, off, sge, len);
 	}
 	if (op == IB_WR_RDMA_WRITE_WITH_IMM || op == IB_WR_SEND_WITH_IMM)
 		wr->wr.ex.imm_data = cpu_to_be32(imm);
@@ -2000,9 +2015,10 @@ static int kp_ud_learn(struct kp_conn *c, const struct ib_wc *wc)
 		       PTR_ERR(ah));
 		return PTR_ERR(ah);
 	}
-	c->ah = ah;
 	c->remote_qpn = wc->src_qp;
 	c->remote_qkey = RDMA_UDP_QKEY;
+	/* last: a free callback's fence reads them once it is there */
+	smp_store_release(&c->ah, ah);
 	kp_info(c->t, "connection %u: ud: the client's QP %u, qkey 0x%x, messages up to the path MTU, %u bytes",
 		c->idx, c->remote_qpn, c->remote_qkey, c->ud_mtu);
 	return 0;

@@ -166,6 +166,8 @@ struct kp_hello {
 
 /* ud: the GRH (RoCE v2 over IPv4: its header at 20) ahead of a message */
 #define KP_UD_GRH		40
+/* ud, mem=npu: SGEs a message takes, one an NPU page it spans (kp_npu_sges()) */
+#define KP_UD_NPU_SGE		2
 
 /*
  * The private data of a test's connect requests: qps=N opens N
@@ -841,6 +843,8 @@ void kp_npu_buf_free(struct kp_conn *c, struct kp_buf *b);
 int kp_npu_copy_to(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len);
 int kp_npu_copy_from(struct kp_conn *c, struct kp_buf *b, u32 off, u32 len);
 int kp_npu_check(struct kp_conn *c);
+int kp_npu_sges(struct kp_buf *b, u32 off, u32 len, struct ib_sge *sge,
+		u32 lkey);
 int kp_npu_rw_sgl(struct kp_conn *c, struct kp_buf *b, struct scatterlist *sgl,
 		  u32 max);
 void kp_npu_fence_done(struct ib_cq *cq, struct ib_wc *wc);

@@ -961,7 +961,8 @@ static void test_ud(void)
 	KT_CHECK(o.ud && o.srq, "a server's SRQ");
 	expect_err(BASE ",bw,send,ud,duration=2", -EINVAL, "'ud' with bw,send by duration:");
 	expect_ok(BASE ",slat,ud,duration=2");
-	expect_err(BASE ",slat,ud,mem=npu", -EINVAL, "'ud' with mem=npu:");
+	expect_ok(BASE ",slat,ud,mem=npu");
+	expect_err(BASE ",slat,ud,mem=npu,srq", -EINVAL, "'srq' with mem=npu:");
 	expect_err(BASE ",slat,ud,sge=2", -EINVAL, "'ud' with sge=N:");
 	expect_err(BASE ",slat,ud,qp_timeout=14", -EINVAL, "'ud' with qp_timeout:");
 	expect_err(BASE ",slat,ud,retry_count=3", -EINVAL, "'ud' with retry_count:");

@@ -337,6 +337,32 @@ t_npu_validate() {
 }
 kp_test npu-validate t_npu_validate
 
+# ud over NPU memory (ib_send_lat and ib_send_bw -c UD over a GPU's): a
+# UD QP takes no fast-registration, so both sides' messages and receives
+# reach the NPU pages by their DMA addresses under the local DMA lkey.
+# The server counts every message of the client's, warm-up too (a UD
+# receive that lands nowhere is dropped and fails the count); every page
+# pinned for the buffers is given back.
+t_npu_ud() {
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,mem=npu,ud" "addr=$A,port=$PORT,mem=npu,slat,ud,size=1024,count=300,warmup=20"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "slat: srv=$SRV cli=$CLI"; return 1; }
+	[ "$(kp_col $SID 4)" = npu ] && [ "$(kp_col $CID 4)" = npu ] ||
+		{ kp_why "slat: mem columns: $(kp_rec $SID) / $(kp_rec $CID)"; return 1; }
+	r=$(kp_res $CID | head -1)
+	kp_check_lat "$r" slat 1024 300 || return 1
+	[ "$(kp_num "$r" variant)" = ud ] || { kp_why "slat: $r"; return 1; }
+	[ "$(kp_res $SID)" = "slat served #bytes=1024 #iterations=320" ] || { kp_why "slat: server $(kp_res $SID)"; return 1; }
+	zero "slat over UD" || return 1
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,mem=npu,ud" "addr=$A,port=$PORT,mem=npu,bw,send,ud,size=1024,count=400,warmup=20"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "bw,send: srv=$SRV cli=$CLI"; return 1; }
+	kp_check_bw "$(kp_res $CID | head -1)" 1024 400 bw_send || return 1
+	[ "$(kp_res $SID)" = "bw_send served #bytes=1024 #messages=420" ] || { kp_why "bw,send: server $(kp_res $SID)"; return 1; }
+	zero "bw,send over UD" && kp_idle "UD over NPU memory"
+}
+kp_test npu-ud t_npu_ud
+
 # rw over NPU memory: rdma_rw maps struct pages, which RAM-backed HBM has
 # and a BAR has not.  Over RAM, rlat, bw,read and bw move it through
 # rdma_rw and each size reads back as written (an unaligned 3 MB buffer
@@ -537,15 +563,15 @@ kp_test launch-other-process-memory t_launch_not_owner
 # $1: who owns the memory (server or client), $2: the client's test, $3:
 # the buffer told first (a ping client's start buffer was registered first),
 # $4: the launcher's backend (sim; acl frees from a thread of its own
-# after taking the device's context)
+# after taking the device's context), $5: the server's own options
 t_launch_freed() {
-	who=$1 test=$2 buf=$3 be=${4:-sim}
+	who=$1 test=$2 buf=$3 be=${4:-sim} sopt=${5:-}
 	PORT=$((PORT + 1))
 	base=$(kp_last_id)
 	if [ $who = server ]; then
-		$NL -b $be -l $((4 * M2)) --free-after 1500 "server,addr=$A,port=$PORT" > /tmp/lsrv.out 2>&1 &
+		$NL -b $be -l $((4 * M2)) --free-after 1500 "server,addr=$A,port=$PORT$sopt" > /tmp/lsrv.out 2>&1 &
 	else
-		kpwrite "server,addr=$A,port=$PORT" > /tmp/lsrv.out 2>&1 &
+		kpwrite "server,addr=$A,port=$PORT$sopt" > /tmp/lsrv.out 2>&1 &
 	fi
 	spid=$!
 	kp_listening "$base"
@@ -575,6 +601,11 @@ kp_test launch-client-frees-mid-rlat t_launch_freed client "rlat,size=1048576,du
 # receives posted on the NPU buffer when it goes: none may land after
 kp_test launch-server-frees-mid-bw-send t_launch_freed server "bw,send,size=1048576,duration=20" rdma
 kp_test launch-client-frees-mid-slat t_launch_freed client "slat,size=1048576,duration=20" rdma
+# ud: the receives on the NPU buffer take whatever arrives, with no
+# flow control: none may land once it went; UD tells the peer nothing,
+# which ends at its timeout (1 s)
+kp_test launch-server-frees-mid-ud-slat t_launch_freed server "slat,ud,size=1024,duration=20,timeout=1000" rdma sim ",ud"
+kp_test launch-client-frees-mid-ud-slat t_launch_freed client "slat,ud,size=1024,duration=20" rdma sim ",ud,timeout=1000"
 # NPU memory freed mid-bw, $1 rounds: by the client (its buffer is the
 # WRITEs' source) or by the server (their sink), two rounds each in turn,
 # the freeing launcher's test on one vCPU and its freeing thread alone on
@@ -997,6 +1028,33 @@ t_sim_4k() {
 	[ "$(st page_size)" = 4096 ] || { kp_why "npu_sim page_size $(st page_size)"; return 1; }
 }
 kp_test npu-sim-4k-pages t_sim_4k
+# ud over 4 KiB NPU pages: a receive of a 4096-byte message takes its
+# 40-byte header first, 4136 bytes over two NPU pages that need not be
+# contiguous, so each of the server's data receives is posted with 2
+# SGEs (its post events say so) and the client's sends from one page
+# with 1; the server counts every message
+t_npu_ud_4k() {
+	T=/sys/kernel/tracing
+	[ -d $T/events ] || mount -t tracefs nodev $T || { kp_why "no tracefs"; return 1; }
+	echo > $T/trace
+	for e in kp_post_send kp_post_recv; do echo 1 > $T/events/krping_npu/$e/enable; done
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,mem=npu,ud" "addr=$A,port=$PORT,mem=npu,bw,send,ud,size=4096,count=300,warmup=20"
+	for e in kp_post_send kp_post_recv; do echo 0 > $T/events/krping_npu/$e/enable; done
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "srv=$SRV cli=$CLI"; return 1; }
+	kp_check_bw "$(kp_res $CID | head -1)" 4096 300 bw_send || return 1
+	[ "$(kp_res $SID)" = "bw_send served #bytes=4096 #messages=320" ] || { kp_why "server $(kp_res $SID)"; return 1; }
+	# kinds: 8 a data receive, 7 a data SEND
+	r2=$(grep -c "kp_post_recv: test=$SID conn=0 qpn=[0-9]* kind=8 .* sge=2\$" $T/trace)
+	r1=$(grep -c "kp_post_recv: test=$SID conn=0 qpn=[0-9]* kind=8 .* sge=1\$" $T/trace)
+	s1=$(grep -c "kp_post_send: test=$CID conn=0 qpn=[0-9]* kind=7 .* sge=1\$" $T/trace)
+	[ "$r2" -ge 320 ] && [ "$r1" = 0 ] && [ "$s1" = 320 ] ||
+		{ kp_why "server data receives with 2 SGEs $r2, with 1 $r1 (want 320 or more, 0); client SENDs of 1 SGE $s1, want 320"; return 1; }
+	echo > $T/trace
+	kp_log "ud over 4 KiB NPU pages: $r2 receives of 2 SGEs, $s1 SENDs of 1"
+	zero "UD over 4 KiB NPU pages" && kp_idle "UD over 4 KiB NPU pages"
+}
+kp_test npu-ud-4k-pages t_npu_ud_4k
 launch_matrix 4k-$DATA
 
 t_end() {
