@@ -452,8 +452,9 @@ int kp_npu_rw_sgl(struct kp_conn *c, struct kp_buf *b, struct scatterlist *sgl,
 
 /*
  * ud: the SGEs, under @lkey, of @len bytes of @b from @off, one for each
- * of its DMA-mapped pieces they touch (b->npu_mr_sgl, at most
- * KP_UD_NPU_SGE: kp_npu_buf_alloc() checks).  Returns how many.
+ * of its DMA-mapped pieces they touch (b->npu_mr_sgl), at most
+ * KP_UD_NPU_SGE (kp_npu_buf_alloc() checks that a message fits them).
+ * Returns how many.
  */
 int kp_npu_sges(struct kp_buf *b, u32 off, u32 len, struct ib_sge *sge,
 		u32 lkey)
@@ -468,7 +469,7 @@ int kp_npu_sges(struct kp_buf *b, u32 off, u32 len, struct ib_sge *sge,
 			off -= l;
 			continue;
 		}
-		if (!len)
+		if (!len || WARN_ON_ONCE(n == KP_UD_NPU_SGE))
 			break;
 		l = min(l - off, len);
 		sge[n++] = (struct ib_sge) {
@@ -579,12 +580,16 @@ int kp_npu_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 	 * ud: no MR, as a UD QP takes no fast-registration: the device
 	 * reaches the pages by their DMA addresses under the PD's local DMA
 	 * lkey, as p2pdma's users reach a BAR, an SGE a page (kp_npu_sges()).
-	 * A buffer of one message and its header spans at most two.
+	 * A message and its header fit the path MTU and 40 bytes, so they
+	 * touch three pages of 4 KiB at most, wherever they start.
 	 */
 	if (c->ud) {
-		if (b->npu_nents > KP_UD_NPU_SGE) {
-			kp_err(c->t, "ud: %u bytes of NPU memory span %d pages of %llu, more SGEs than the %u a UD work request is given",
-			       size, b->npu_nents, b->npu_page, KP_UD_NPU_SGE);
+		u32 most = DIV_ROUND_UP_ULL(c->recv_hdr + c->t->size - 1,
+					    b->npu_page) + 1;
+
+		if (most > KP_UD_NPU_SGE) {
+			kp_err(c->t, "ud: a message of %u bytes and its header may touch %u NPU pages of %llu, more SGEs than the %u a UD work request is given",
+			       c->t->size, most, b->npu_page, KP_UD_NPU_SGE);
 			return -EINVAL;
 		}
 		b->dma = sg_dma_address(b->npu_mr_sgl);	/* the first page's */

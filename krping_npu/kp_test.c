@@ -161,7 +161,8 @@ static bool kp_test_wlat_src(struct kp_conn *c)
  * server's slots are only read by the device once written: no alignment,
  * one a message's size, all that fit.  A bw_imm server's are written by
  * the client, which must know where: KP_VAL_ALIGN apart, all that fit
- * (at least 2), and receives for half of them (kp_test_recvs()).
+ * (at least 2), and receives for half of them (kp_test_recvs()).  Over
+ * UD a bw_send server's slot holds the receive's header, then the message.
  */
 #define KP_VAL_BYTES	SZ_1M
 /*
@@ -198,7 +199,10 @@ static void kp_test_val_slots(struct kp_conn *c)
 	u64 bytes = kp_test_val_bytes(c);
 	u32 n;
 
-	c->val_stride = ALIGN(c->t->size, dma_get_cache_alignment());
+	/* ud: a server's slot takes the header its receive puts first */
+	c->val_stride = ALIGN(c->t->size +
+			      (c->t->opts.role == KP_ROLE_SERVER ? c->recv_hdr : 0),
+			      dma_get_cache_alignment());
 	if (c->t->mode == KP_MODE_BW_READ &&
 	    c->t->opts.role == KP_ROLE_SERVER) {
 		c->val_stride = c->t->size;
@@ -782,12 +786,12 @@ static int kp_test_check(struct kp_conn *c)
 		return -EPROTO;
 	}
 	if (c->ud && ((mode != KP_MODE_SLAT && mode != KP_MODE_BW_SEND) ||
-		      duplex || validate || (h->flags & KP_HELLO_IMM) ||
+		      duplex || (h->flags & KP_HELLO_IMM) ||
 		      (mode == KP_MODE_BW_SEND && !count))) {
 		kp_err(t, "ud: this server runs slat and bw,send over UD, and the client asks for %s%s",
 		       kp_mode_name(mode),
-		       duplex || validate || (h->flags & KP_HELLO_IMM) ?
-		       " with duplex, validate or imm" :
+		       duplex || (h->flags & KP_HELLO_IMM) ?
+		       " with duplex or imm" :
 		       !count ? " by duration" : "");
 		return -EPROTO;
 	}

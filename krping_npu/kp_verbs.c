@@ -1058,7 +1058,8 @@ int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len)
  */
 int kp_val_check(struct kp_conn *c, u32 slot, u64 seq, struct kp_val_bad *bad)
 {
-	u32 size = c->t->size, off = slot * c->val_stride;
+	/* ud: behind the header its receive put first */
+	u32 size = c->t->size, off = slot * c->val_stride + c->recv_hdr;
 	u8 *p = (u8 *)kp_buf_cpu(&c->rdma) + off;
 	int ret;
 
@@ -1290,20 +1291,20 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 		k = min_t(u32, n, c->rq_list ?: KP_RECV_BATCH);
 		for (i = 0; i < k; i++) {
 			struct ib_sge *s = sge;
+			u32 ns = nsge;
 
 			if (c->t->validate && c->t->mode == KP_MODE_BW_SEND) {
 				u32 slot;
 
 				div_u64_rem(c->rq_posted + i, c->val_slots, &slot);
 				s = &sge[i * KP_MAX_SGE];
-				kp_sge_split(c, &c->rdma,
-					     kp_buf_addr(c, &c->rdma, slot * c->val_stride),
-					     s, size);
+				ns = kp_buf_sges(c, &c->rdma, slot * c->val_stride,
+						 s, c->recv_hdr + size);
 			}
 			wr[i] = (struct ib_recv_wr) {
 				.wr_cqe = &c->cqe[KP_WR_DATA_RECV].cqe,
 				.sg_list = s,
-				.num_sge = nsge,
+				.num_sge = ns,
 				.next = i + 1 < k ? &wr[i + 1] : NULL,
 			};
 		}

@@ -166,8 +166,8 @@ struct kp_hello {
 
 /* ud: the GRH (RoCE v2 over IPv4: its header at 20) ahead of a message */
 #define KP_UD_GRH		40
-/* ud, mem=npu: SGEs a message takes, one an NPU page it spans (kp_npu_sges()) */
-#define KP_UD_NPU_SGE		2
+/* ud, mem=npu: SGEs a message and its header take, one an NPU page they touch */
+#define KP_UD_NPU_SGE		3
 
 /*
  * The private data of a test's connect requests: qps=N opens N

@@ -948,7 +948,8 @@ static void test_ud(void)
 	expect_err(BASE ",bw,read,ud", -EINVAL, "not bw of WRITEs or READs");
 	expect_err("server,addr=192.0.2.1,port=9,wlat,ud", -EINVAL, "not wlat");
 	expect_err(BASE ",bw,send,ud,duplex", -EINVAL, "'ud' with duplex:");
-	expect_err(BASE ",bw,send,ud,validate", -EINVAL, "'ud' with validate:");
+	expect_ok(BASE ",bw,send,ud,validate,size=1024");
+	expect_err(BASE ",slat,ud,validate", -EINVAL, "'validate' applies to");
 	expect_err(BASE ",bw,send,ud,imm", -EINVAL, "'ud' with imm:");
 	/* as perftest -c UD with -l, -q and --use_srq */
 	expect_ok(BASE ",bw,send,ud,post_list=4,count=400");

@@ -304,9 +304,9 @@ while [ $rep -lt "$REPS" ]; do
 			variant srq 1 "" ",srq" ",srq" "--use-srq"
 			theirs ib_send_lat slat $size; ours slat $size host
 			# over UD QPs (perftest -c UD on both of its commands,
-			# ours ud on both)
+			# ours ud on both), ours over host and NPU memory
 			variant ud 1 "" ",ud" ",ud" "-c UD"
-			theirs ib_send_lat slat $size; ours slat $size host
+			theirs ib_send_lat slat $size; ours slat $size host; ours slat $size npu
 			variant
 			# atomics: 8 bytes, fetch-and-add (perftest -A's
 			# default); ours and theirs set size, the loop's too
@@ -350,10 +350,10 @@ while [ $rep -lt "$REPS" ]; do
 		variant srq 1 "" ",srq" "" "--use-srq"
 		theirs ib_send_bw bw_send $size; ours bw_send $size host
 		# over UD QPs, messages up to the path MTU (perftest -c UD
-		# on both commands, ours ud on both)
+		# on both commands, ours ud on both, over host and NPU memory)
 		if [ $size -le 4096 ]; then
 			variant ud 1 "" ",ud" ",ud" "-c UD"
-			ours bw_send $size host; theirs ib_send_bw bw_send $size
+			ours bw_send $size host; theirs ib_send_bw bw_send $size; ours bw_send $size npu
 		fi
 		# both directions at once (perftest -b on both commands, ours
 		# duplex on the client); each tool's figure both sides' sum

@@ -634,6 +634,13 @@ t_ud_send_bw() {
 	ud_bw_case 4096 400 ",warmup=20" ",srq" 420 || return 1
 	n=$(dmesg | sed -n "s/.*krping_npu $SID: connection 0: \([0-9]*\) receives posted through its SRQ, none to the QP\$/\1/p")
 	[ -n "$n" ] && [ "$n" -ge 420 ] || { kp_why "4 KiB: the server's '$n' receives through its SRQ, want at least 420"; return 1; }
+	# validate (ib_send_bw --data_validation): the server checks every
+	# byte of each message in its slot, behind the header its receive
+	# put first (slots of 2088 bytes on x86, 502 in 1 MiB, one a receive:
+	# more than the stream's 310, so none is lost)
+	ud_bw_case 2048 300 ",validate,warmup=10" "" "310 validated=yes" || return 1
+	dmesg | grep -q "krping_npu $SID: bw_send: 310 messages validated, every byte against its number and its 0xff/0x00/0xaa/0x55 bands, [0-9]* slots a connection" ||
+		{ kp_why "validate: no server line for 310 messages: $(dmesg | grep "krping_npu $SID: bw_send" | tail -1)"; return 1; }
 	ud_bw_case 4096 200 ",qps=2" "" 400 2 &&
 		ud_bw_case 64 2000 ",rate_limit=1,burst_size=64" ",recv_post_list=8" 2000 || return 1
 	# its first fill and every repost whole chains: 8 a chain, 2000 or more
