@@ -592,8 +592,6 @@ int kp_npu_buf_alloc(struct kp_conn *c, struct kp_buf *b, u32 size)
 			       c->t->size, most, b->npu_page, KP_UD_NPU_SGE);
 			return -EINVAL;
 		}
-		b->dma = sg_dma_address(b->npu_mr_sgl);	/* the first page's */
-		b->iova = b->dma;
 		return 0;
 	}
 	b->page_size = kp_npu_mr_page(dev, b->npu_page);

@@ -200,8 +200,8 @@ static void kp_test_val_slots(struct kp_conn *c)
 	u32 n;
 
 	/* ud: a server's slot takes the header its receive puts first */
-	c->val_stride = ALIGN(c->t->size +
-			      (c->t->opts.role == KP_ROLE_SERVER ? c->recv_hdr : 0),
+	c->val_hdr = c->t->opts.role == KP_ROLE_SERVER ? c->recv_hdr : 0;
+	c->val_stride = ALIGN(c->t->size + c->val_hdr,
 			      dma_get_cache_alignment());
 	if (c->t->mode == KP_MODE_BW_READ &&
 	    c->t->opts.role == KP_ROLE_SERVER) {

@@ -1059,7 +1059,7 @@ int kp_buf_to_cpu(struct kp_conn *c, struct kp_buf *b, u32 len)
 int kp_val_check(struct kp_conn *c, u32 slot, u64 seq, struct kp_val_bad *bad)
 {
 	/* ud: behind the header its receive put first */
-	u32 size = c->t->size, off = slot * c->val_stride + c->recv_hdr;
+	u32 size = c->t->size, off = slot * c->val_stride + c->val_hdr;
 	u8 *p = (u8 *)kp_buf_cpu(&c->rdma) + off;
 	int ret;
 
@@ -1098,9 +1098,13 @@ static bool kp_buf_by_dma(struct kp_conn *c)
 	return c->t->opts.local_dma_lkey || c->ud;
 }
 
-/* The local address of @b's byte @off under the key kp_sge_split() uses. */
+/*
+ * The local address of @b's byte @off under the key kp_sge_split() uses;
+ * not of NPU memory by DMA address (ud), whose pages are apart.
+ */
 static u64 kp_buf_addr(struct kp_conn *c, struct kp_buf *b, u32 off)
 {
+	WARN_ON_ONCE(b->npu_mr_sgl && kp_buf_by_dma(c));
 	return (kp_buf_by_dma(c) ? b->dma : b->iova) + off;
 }
 
@@ -1311,7 +1315,7 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 		for (i = 0; trace_kp_post_recv_enabled() && i < k; i++)
 			trace_kp_post_recv(c->t->rec->id, c->idx, c->qp->qp_num,
 					   KP_WR_DATA_RECV, -1, c->t->size, IB_SEND_SIGNALED,
-					   nsge);
+					   wr[i].num_sge);
 		bad = wr;	/* a driver may fail a post without setting it */
 		ret = kp_post_rq(c, wr, &bad);
 		if (ret) {

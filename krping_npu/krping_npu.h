@@ -661,6 +661,7 @@ struct kp_conn {
 	 */
 	u32 val_slots;
 	u32 val_stride;		/* a slot's bytes: its message's, cache-aligned */
+	u32 val_hdr;		/* ud server: a slot's header, ahead of its message */
 	u32 val_peer;		/* bw_read's, bw_imm's client: the server's slots */
 	u32 val_pstride;	/* ... and the bytes from one to the next */
 	u64 val_seq;		/* client: messages filled (READs posted) this size */

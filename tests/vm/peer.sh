@@ -1058,6 +1058,11 @@ t_npu_ud_4k() {
 	s1=$(grep -c "kp_post_send: test=$CID conn=0 qpn=[0-9]* kind=7 .* sge=1\$" $T/trace)
 	[ "$r1" = 0 ] && [ $((r2 + r3)) -ge 220 ] && [ "$s1" = 220 ] ||
 		{ kp_why "server data receives with 1, 2, 3 SGEs: $r1 $r2 $r3 (want none with 1, 220 or more); client SENDs of 1 SGE $s1, want 220"; return 1; }
+	# x86's slots are 4136 bytes apart, unaligned: a few start within 40
+	# bytes of a page's end and take 3 (slots 102 and 204 of a buffer that
+	# starts a page); arm64 aligns them to 128 bytes, which never does
+	[ "$(uname -m)" != x86_64 ] || [ "$r3" -ge 1 ] ||
+		{ kp_why "no server data receive with 3 SGEs on x86_64 (slots 102 and 204)"; return 1; }
 	echo > $T/trace
 	kp_log "ud over 4 KiB NPU pages: receives of 2 SGEs $r2, of 3 $r3; SENDs of 1 $s1"
 	zero "UD over 4 KiB NPU pages" && kp_idle "UD over 4 KiB NPU pages"
