@@ -233,6 +233,7 @@ static int kp_test_alloc(struct kp_conn *c)
 
 	c->val_slots = 1;
 	c->val_stride = c->t->size;
+	c->val_hdr = 0;
 	if (c->t->validate)
 		kp_test_val_slots(c);
 	/* the client's writes land beside the slots we poison */
