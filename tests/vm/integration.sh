@@ -783,17 +783,11 @@ kp_test trace-events t_trace
 
 # kp_traced "SERVER_OPTS" "CLIENT_OPTS": a pair on an emptied buffer, then
 # its trace in /tmp/trace.txt (a buffer left full, by rx-depth's 16384
-# receives, took a minute a test to print under TCG); kp_trace on|off:
-# our post events, on for the whole of a test (each flip patches the
-# kernel's text through every CPU).  Each pair's events carry its ids.
+# receives, took a minute a test to print under TCG); kp_trace (lib.sh)
+# turns our post events on for the whole of a test.  Each pair's events
+# carry its ids.
 # kp_posts ID EVENT KIND: the distinct "bytes SGEs" of that test's posts
 # of that kind on connection 0.
-kp_trace() {
-	T=/sys/kernel/tracing
-	[ -d $T/events ] || mount -t tracefs nodev $T || return 1
-	v=0; [ "$1" = on ] && v=1
-	for e in kp_post_send kp_post_recv; do echo $v > $T/events/krping_npu/$e/enable; done
-}
 # kp_trace_during FN: FN with the post events on, its status
 kp_trace_during() {
 	kp_trace on || { kp_why "no tracefs"; return 1; }

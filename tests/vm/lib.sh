@@ -344,6 +344,16 @@ zero() {
 	done
 }
 
+# kp_trace on|off: our post events (kp_post_send, kp_post_recv), tracefs
+# mounted first where it is not; each flip patches the kernel's text
+# through every CPU, so a test turns them on once
+kp_trace() {
+	T=/sys/kernel/tracing
+	[ -d $T/events ] || mount -t tracefs nodev $T || return 1
+	v=0; [ "$1" = on ] && v=1
+	for e in kp_post_send kp_post_recv; do echo $v > $T/events/krping_npu/$e/enable; done
+}
+
 # "live tests=0 cm_ids=0 qps=0 buffers=0" once everything is released
 kp_live() { sed -n 's/^live //p' /proc/krping_npu; }
 kp_idle() {

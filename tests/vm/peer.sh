@@ -1039,13 +1039,11 @@ kp_test npu-sim-4k-pages t_sim_4k
 # x86, start at every offset; its post events say so), and the client's
 # sends of one page with 1; the server checks every byte of every message
 t_npu_ud_4k() {
-	T=/sys/kernel/tracing
-	[ -d $T/events ] || mount -t tracefs nodev $T || { kp_why "no tracefs"; return 1; }
+	kp_trace on || { kp_why "no tracefs"; return 1; }
 	echo > $T/trace
-	for e in kp_post_send kp_post_recv; do echo 1 > $T/events/krping_npu/$e/enable; done
 	PORT=$((PORT + 1))
 	kp_pair "addr=$A,port=$PORT,mem=npu,ud" "addr=$A,port=$PORT,mem=npu,bw,send,ud,validate,size=4096,count=200,warmup=20"
-	for e in kp_post_send kp_post_recv; do echo 0 > $T/events/krping_npu/$e/enable; done
+	kp_trace off
 	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "srv=$SRV cli=$CLI"; return 1; }
 	kp_check_bw "$(kp_res $CID | head -1)" 4096 200 bw_send || return 1
 	[ "$(kp_res $SID)" = "bw_send served #bytes=4096 #messages=220 validated=yes" ] || { kp_why "server $(kp_res $SID)"; return 1; }
