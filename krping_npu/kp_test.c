@@ -422,16 +422,19 @@ static int kp_hello_status(struct kp_conn *c, const char *what)
 }
 
 /*
- * A size's data receives start: none posted or owed; duplex bw,send's
- * bounded by the @total messages the peer will send, so none is left
- * over when its stream ends (kp_send_dx_take()).
+ * A size's data receives start: none posted or owed; duplex bw,send's,
+ * and a sink's of a stream by count, bounded by the @total messages the
+ * peer will send, so none is left over when its stream ends (perftest
+ * cuts -r to -n and posts no receive past -n).
  */
 static void kp_test_rq_start(struct kp_conn *c, u64 total)
 {
 	c->rq_owed = 0;
 	c->rq_posted = 0;
 	c->rq_chains = 0;
-	c->rq_total = kp_dx_send(c->t) ? total : 0;
+	/* a sink by count posts no more than it is sent, as perftest's -n */
+	c->rq_total = kp_dx_send(c->t) ||
+		      (kp_mode_sink(c->t->mode) && c->t->count) ? total : 0;
 	c->sink_done = 0;
 	c->sink_over = false;
 }
@@ -893,7 +896,7 @@ static int kp_test_check(struct kp_conn *c)
  */
 static int kp_test_recvs(struct kp_conn *c)
 {
-	u32 list = c->t->opts.recv_post_list, fill;
+	u32 list = c->t->opts.recv_post_list, fill, n;
 	int ret;
 
 	if (!kp_mode_send(c->t->mode))
@@ -910,8 +913,6 @@ static int kp_test_recvs(struct kp_conn *c)
 	fill = !c->t->validate ? c->rq_data_max :
 	       c->t->mode == KP_MODE_BW_IMM ?
 	       min(c->val_slots / 2, c->rq_data_max) : c->val_slots;
-	if (kp_dx_send(c->t))
-		fill = min_t(u64, fill, c->rq_total);
 	if (list > fill) {
 		kp_err(c->t, "recv_post_list=%u: the receive queue has room for %u data receives%s",
 		       list, fill, !c->t->validate ? "" :
@@ -926,8 +927,12 @@ static int kp_test_recvs(struct kp_conn *c)
 			return ret;
 	}
 	/* recv_post_list=: whole chains from the first (perftest's fill) */
-	ret = kp_rq_hold(c, c->t->mode == KP_MODE_SLAT ? 1 :
-			 c->rq_list ? rounddown(fill, c->rq_list) : fill);
+	n = c->t->mode == KP_MODE_SLAT ? 1 :
+	    c->rq_list ? rounddown(fill, c->rq_list) : fill;
+	/* by count: no more than the stream has messages (perftest: -r <= -n) */
+	if (c->rq_total)
+		n = min_t(u64, n, c->rq_total);
+	ret = kp_rq_hold(c, n);
 	if (ret)
 		return ret;
 	c->skip_in = c->rq_ctrl;

@@ -603,8 +603,9 @@ struct kp_conn {
 	u32 rq_owed;		/* used, not yet posted again */
 	u64 rq_posted;		/* data receives posted this size */
 	/*
-	 * duplex bw,send: the peer's messages this size, as many receives
-	 * as are posted (none left over), those taken, and its last seen
+	 * duplex bw,send, and a sink by count: the peer's messages this
+	 * size, as many receives as are posted (none left over; 0: a stream
+	 * by duration); duplex: those taken, and its last seen
 	 */
 	u64 rq_total;
 	u64 sink_done;

@@ -984,7 +984,8 @@ kp_test post-list t_post_list
 # kpsrv) is entered once a data receive with 1, once a chain of them
 # with 8, and once a control receive in both (the post events count
 # each kind), give or take the drain's marker; the data receives come
-# in whole chains and the server's dmesg line counts them.
+# in whole chains and the server's dmesg line counts them: 800, as many
+# as the stream's messages (perftest posts none past -n).
 t_recv_post_list() {
 	kp_verbs_share || return
 	kp_kprobe_during kp_rxe_precv rxe_post_recv kpsrv t_recv_post_list_pairs
@@ -1006,7 +1007,7 @@ t_recv_post_list_pairs() {
 		data=$(kp_nrecvs $SID 8)
 		ctrl=$(kp_nrecvs $SID 2)
 		want=$((data / l + ctrl))
-		[ "$data" -gt 800 ] && [ $((data % l)) = 0 ] && [ "$n" -ge $want ] && [ "$n" -le $((want + 1)) ] ||
+		[ "$data" = 800 ] && [ $((data % l)) = 0 ] && [ "$n" -ge $want ] && [ "$n" -le $((want + 1)) ] ||
 			{ kp_why "recv_post_list=$l: rxe_post_recv entered $n times for $data data receives and $ctrl control ones, want $want (+1)"; return 1; }
 		want="krping_npu $SID: connection 0: $data data receives posted in $((data / l)) chains of $l"
 		[ "$(dmesg | grep -c "$want\$")" = 1 ] ||
@@ -1019,10 +1020,11 @@ kp_test recv-post-list t_recv_post_list
 
 # rx_depth=N (perftest -r): the data receives a side keeps posted.  Its
 # own post and completion events say how many it had out at most: a
-# bw,send server given 32 keeps exactly 32 (512 without it); both sides
-# of a duplex bw,send given 64 keep 64.  16384 is posted where the
-# device's queues take it, else refused as the QP is made; a server given
-# it refuses a wlat client.
+# bw,send server given 32 keeps exactly 32 (512 without it, 100 for a
+# stream of 100: perftest cuts -r to -n); both sides of a duplex bw,send
+# given 64 keep 64.  16384 is posted where the device's queues take it
+# (a stream by duration, which nothing cuts), else refused as the QP is
+# made; a server given it refuses a wlat client.
 kp_rq_peak() {
 	awk -v t="test=$1 " '
 		/ kp_post_recv: / && index($0, t) && / kind=8 / { if (++n > m) m = n }
@@ -1047,13 +1049,18 @@ kp_rx_run() {
 t_rx_depth_pairs() {
 	# the completions too: a receive is out from its post to its own
 	echo 1 > $T/events/krping_npu/kp_wc/enable || { kp_why "no kp_wc event"; return 1; }
-	for m in ",rx_depth=32:32" ":512"; do
-		kp_rx_run "${m%:*}" "" 600 || return 1
-		[ "$(kp_res $SID)" = "bw_send served #bytes=4096 #messages=600" ] ||
-			{ kp_why "bw,send${m%:*}: server $(kp_res $SID)"; return 1; }
+	for m in ",rx_depth=32:600:32" ":600:512" ":100:100"; do
+		o=${m%%:*} n=${m#*:}
+		kp_rx_run "$o" "" ${n%:*} || return 1
+		[ "$(kp_res $SID)" = "bw_send served #bytes=4096 #messages=${n%:*}" ] ||
+			{ kp_why "bw,send$o: server $(kp_res $SID)"; return 1; }
 		peak=$(kp_rq_peak $SID)
-		[ "$peak" = "${m#*:}" ] ||
-			{ kp_why "bw,send${m%:*}: the server had $peak data receives out at most, want ${m#*:}"; return 1; }
+		[ "$peak" = "${n#*:}" ] ||
+			{ kp_why "bw,send$o, ${n%:*} messages: the server had $peak data receives out at most, want ${n#*:}"; return 1; }
+		# the stream's every receive posted, none left for skips
+		posted=$(grep -c "kp_post_recv: test=$SID conn=0 qpn=[0-9]* kind=8 " /tmp/trace.txt)
+		[ "$posted" = ${n%:*} ] ||
+			{ kp_why "bw,send$o, ${n%:*} messages: $posted data receives posted"; return 1; }
 	done
 	kp_rx_run ",rx_depth=64" ",duplex,rx_depth=64" 300 || return 1
 	[ "$(kp_rq_peak $SID)" = 64 ] && [ "$(kp_rq_peak $CID)" = 64 ] ||
@@ -1061,11 +1068,12 @@ t_rx_depth_pairs() {
 	PORT=$((PORT + 1))
 	# 16384: 6.1's and 6.12's rxe take a million work requests a queue,
 	# 5.10's 16384 (all 16384 posted, their line says, or refused)
-	kp_pair "addr=$A,port=$PORT,rx_depth=16384,recv_post_list=16" "addr=$A,port=$PORT,bw,send,count=10"
+	kp_pair "addr=$A,port=$PORT,rx_depth=16384,recv_post_list=16" "addr=$A,port=$PORT,bw,send,duration=1"
 	wr=$(dmesg | sed -n "s/.*krping_npu $SID: rx_depth=16384: rxe0 takes \([0-9]*\) work requests a queue.*/\1/p")
 	if [ "$SRV" = "ret=$SLEN" ]; then
-		[ "$CLI" = "ret=$CLEN" ] && dmesg | grep -q "krping_npu $SID: connection 0: 16384 data receives posted in 1024 chains of 16\$" ||
-			{ kp_why "rx_depth=16384 taken: cli=$CLI, no line of 16384 receives posted"; return 1; }
+		l=$(dmesg | sed -n "s/.*krping_npu $SID: connection 0: \([0-9]*\) data receives posted in \([0-9]*\) chains of 16\$/\1 \2/p")
+		[ "$CLI" = "ret=$CLEN" ] && [ -n "$l" ] && [ "${l% *}" -ge 16384 ] && [ "${l% *}" = $((16 * ${l#* })) ] ||
+			{ kp_why "rx_depth=16384 taken: cli=$CLI, receives posted '$l', want 16384 or more in chains of 16"; return 1; }
 		deep="16384 posted"
 	else
 		[ "$SRV" = errno=22 ] && [ "$CLI" = errno=111 ] && [ -n "$wr" ] && [ "$wr" -lt 16401 ] ||
@@ -1076,7 +1084,7 @@ t_rx_depth_pairs() {
 	kp_pair "addr=$A,port=$PORT,rx_depth=64" "addr=$A,port=$PORT,wlat,count=10"
 	[ "$SRV" = errno=22 ] && dmesg | grep -q "krping_npu $SID: rx_depth=64 sizes data receives, and the client's wlat has none" ||
 		{ kp_why "rx_depth with wlat: srv=$SRV cli=$CLI"; return 1; }
-	kp_log "rx_depth: a bw,send server kept 32 data receives out (512 by default), a duplex pair 64 each; rx_depth=16384 $deep; a wlat client refused ($CLI)"
+	kp_log "rx_depth: a bw,send server kept 32 data receives out (512 by default, 100 for 100 messages), a duplex pair 64 each; rx_depth=16384 $deep; a wlat client refused ($CLI)"
 }
 kp_test rx-depth t_rx_depth
 
