@@ -341,8 +341,8 @@ while [ $rep -lt "$REPS" ]; do
 		theirs ib_send_bw bw_send $size; ours bw_send $size host
 		# a shallow receive queue: 64 receives kept posted (perftest -r
 		# 64 on both commands, ours rx_depth=64 on the server; both
-		# default to 512).  The bench's counts exceed it, so perftest's
-		# cut of rx_depth to the iterations does not apply
+		# default to 512).  The bench's counts exceed it, so neither
+		# tool's cut of rx_depth to the iterations applies
 		variant rx64 1 "" ",rx_depth=64" "" "-r 64"
 		theirs ib_send_bw bw_send $size; ours bw_send $size host
 		# the server's receives through an SRQ (perftest --use-srq
@@ -354,6 +354,15 @@ while [ $rep -lt "$REPS" ]; do
 		if [ $size -le 4096 ]; then
 			variant ud 1 "" ",ud" ",ud" "-c UD"
 			ours bw_send $size host; theirs ib_send_bw bw_send $size; ours bw_send $size npu
+		fi
+		# paced in software to 20 MiB/s, under a third of either
+		# tool's unpaced WRITE stream at these sizes (perftest
+		# --rate_limit=20 --rate_units=M --rate_limit_type=SW on both
+		# commands, ours rate_limit=20, MiB/s both); the burst each
+		# tool's default, its window (-t, txdepth)
+		if [ $size -ge 4096 ]; then
+			variant rl20 1 "" "" ",rate_limit=20" "--rate_limit=20 --rate_units=M --rate_limit_type=SW"
+			ours bw $size host; theirs ib_write_bw bw $size
 		fi
 		# both directions at once (perftest -b on both commands, ours
 		# duplex on the client); each tool's figure both sides' sum
