@@ -12,9 +12,10 @@
  * many zero-length SENDs (skips) before its first data message.  Only the
  * last data message of a size carries immediate data, KP_IMM_LAST; a side
  * that sees it queues its control receives again for the FIN exchange.
- * bw,send's server keeps up to c->rq_data_max data receives posted and
- * has some left when the stream ends: it asks the client for as many
- * skips (KP_MSG_SKIP), and kp_send_flush() takes them.  With validate
+ * bw,send's server keeps up to c->rq_data_max data receives posted, and
+ * in a stream by count none past its last message; those left when the
+ * stream ends (by duration, or after a UD loss) it asks the client to
+ * take with as many skips (KP_MSG_SKIP), and kp_send_flush() takes them.  With validate
  * each data receive has a slot of the buffer, and the server checks each
  * message's every byte as it is reaped (kp_send_check()); bw_imm's
  * server checks the slot the client wrote each message into, as its
@@ -236,7 +237,8 @@ int kp_slat_run(struct kp_conn *c)
 
 /*
  * bw,send's server: take what the client's stream has delivered, keeping
- * the receive queue full (reposting a batch as it is reaped), until the
+ * the receive queue full (reposting a batch as it is reaped) while the
+ * stream has messages to come (kp_data_recv_used()), until the
  * message marked last; then queue control receives for the FIN exchange.
  * It times nothing: the client's result is the figure.  @wait: wait for a
  * completion (a connection alone), else only reap what is there.

@@ -432,9 +432,13 @@ static void kp_test_rq_start(struct kp_conn *c, u64 total)
 	c->rq_owed = 0;
 	c->rq_posted = 0;
 	c->rq_chains = 0;
-	/* a sink by count posts no more than it is sent, as perftest's -n */
+	/*
+	 * a sink by count posts no more than it is sent, as perftest's -n;
+	 * a hello before version 5 has no warm-up to count
+	 */
 	c->rq_total = kp_dx_send(c->t) ||
-		      (kp_mode_sink(c->t->mode) && c->t->count) ? total : 0;
+		      (kp_mode_sink(c->t->mode) && c->t->count &&
+		       c->peer_ver >= 5) ? total : 0;
 	c->sink_done = 0;
 	c->sink_over = false;
 }
@@ -510,7 +514,7 @@ static int kp_test_client_close(struct kp_conn *c, bool more)
 
 	/* duplex bw,send posted no receive the server's stream left over */
 	if (kp_mode_sink(c->t->mode) && !kp_dx_send(c->t)) {
-		/* the server's data receives left over take skips too */
+		/* its data receives left over (by duration, a UD loss) take skips */
 		ret = kp_check_hello(c, KP_MSG_SKIP, false) ?:
 		      kp_hello_status(c, "ended the stream");
 		if (ret)
