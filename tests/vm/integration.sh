@@ -523,7 +523,8 @@ kp_test srq-restrack t_srq_restrack
 # A qps=N test's connections share one PD and one MR over their buffers,
 # as perftest -q N's do, and take an MR each with mr_per_qp: while a
 # qps=3 bw,send stream of 4 KiB runs, rdma's resource view shows one MR
-# a side, 3 x 4 KiB long, and one PD a side, and each side's dmesg says
+# a side, 3 x 4 KiB long (each block a page: 2 x 16 KiB + 4 KiB with
+# 16 KiB pages), and one PD a side, and each side's dmesg says
 # so; the result has no variant.  With mr_per_qp on both sides, three
 # MRs of 4 KiB a side under the same one PD, and the client's result and
 # its connections' lines say variant=mr_per_qp.  (The validated qps=2
@@ -531,13 +532,18 @@ kp_test srq-restrack t_srq_restrack
 # client of another mode is refused it.
 t_mr_shared() {
 	kp_verbs_share || return
+	# a block a page at least: 16 KiB pages make blocks of 16384, the
+	# MR the first two blocks and the last buffer's 4096 bytes
+	pg=$(kp_page_size)
+	blk=$((pg > 4096 ? pg : 4096))
+	len=$((2 * blk + 4096))
 	PORT=$((PORT + 1))
 	kp_watch_pair "addr=$A,port=$PORT" "addr=$A,port=$PORT,bw,send,size=4096,duration=1,qps=3" \
-		"mrs_seen 12288 1" "not one MR of 12288 bytes and one PD a side" "rdma resource show mr" || return 1
+		"mrs_seen $len 1" "not one MR of $len bytes and one PD a side" "rdma resource show mr" || return 1
 	SID=$(kp_new_id "$base" server) CID=$(kp_new_id "$base" client)
 	for id in $SID $CID; do
-		dmesg | grep -qF "krping_npu $id: one MR for the 3 connections' buffers: blocks of 4096 bytes, 12288 bytes in pages of 4096" ||
-			{ kp_why "test $id: no line of its one MR"; return 1; }
+		dmesg | grep -qF "krping_npu $id: one MR for the 3 connections' buffers: blocks of $blk bytes, $len bytes in pages of $pg" ||
+			{ kp_why "test $id: no line of its one MR: $(dmesg | grep "krping_npu $id: one MR" | tail -1)"; return 1; }
 	done
 	r=$(kp_res $CID | head -1)
 	[ "$(kp_num "$r" '#qps')" = 3 ] && [ -z "$(kp_num "$r" variant)" ] || { kp_why "one MR: $r"; return 1; }
@@ -552,7 +558,7 @@ t_mr_shared() {
 	[ "$(kpwrite "client,addr=$A,port=$PORT,slat,mr_per_qp")" = errno=22 ] ||
 		{ kp_why "mr_per_qp on slat not refused"; return 1; }
 	kp_idle "the MR streams"
-	kp_log "qps=3: one MR and one PD a side, 12288 bytes; mr_per_qp: three MRs of 4096"
+	kp_log "qps=3: one MR and one PD a side, $len bytes in pages of $pg; mr_per_qp: three MRs of 4096"
 }
 # mrs_seen LEN N: N of krping_npu's MRs LEN bytes long a side, no other,
 # and one PD a side (rdma names kernel MRs after their PD's owner)

@@ -196,8 +196,8 @@ kp_pair() {
 # client of ours in the background, and FN (prints what it saw, succeeds
 # once that is enough) every 0.1 s for up to 4 s while they run; $seen
 # holds its last output, $base the last record before them.  Fails if
-# either side failed, or if FN never succeeded: then WHAT, and what the
-# command DUMP shows at the end.
+# either side failed, or if FN never succeeded: then WHAT, what FN saw
+# last, and what the command DUMP shows at the end.
 kp_watch_pair() {
 	kp_serve "server,$1"
 	wsp=$spid
@@ -211,7 +211,7 @@ kp_watch_pair() {
 	wait $wsp; wait $wcp
 	grep -q ret= /tmp/srv.out && grep -q ret= /tmp/cli.out ||
 		{ kp_why "server $(cat /tmp/srv.out), client $(cat /tmp/cli.out)"; return 1; }
-	[ $got = 0 ] || { kp_why "$4: $($5 2>&1 | head -5 | tr '\n' '|')"; return 1; }
+	[ $got = 0 ] || { kp_why "$4: last seen '$(echo "$seen" | head -5 | tr '\n' '|')', at the end: $($5 2>&1 | head -5 | tr '\n' '|')"; return 1; }
 }
 
 # kp_pair_refused "SERVER_OPTS" "CLIENT_OPTS" SRV_WANT CLI_WANT WHO LINE
