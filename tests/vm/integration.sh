@@ -754,8 +754,7 @@ kp_test cq-unbound t_cq_ctx unbound
 # to polls that returned something (a busy-poll's empty ones would
 # overrun the buffer).
 t_trace() {
-	T=/sys/kernel/tracing
-	[ -d $T/events ] || mount -t tracefs nodev $T || { kp_why "no tracefs"; return 1; }
+	kp_tracefs || { kp_why "no tracefs"; return 1; }
 	[ -d $T/events/krping_npu ] || { kp_why "no krping_npu events in tracefs"; return 1; }
 	echo > $T/trace
 	echo 'rc > 0' > $T/events/rdma_core/cq_poll/filter
@@ -898,8 +897,7 @@ kp_test cq-mod t_cq_mod
 # COMM's calls alone, in a trace instance $KI of its own (no other event
 # fills its buffer, so no count is lost to a wrap), and the post events on
 kp_kprobe_during() {
-	T=/sys/kernel/tracing
-	[ -d $T/events ] || mount -t tracefs nodev $T || { kp_why "no tracefs"; return 1; }
+	kp_tracefs || { kp_why "no tracefs"; return 1; }
 	echo "p:$1 $2" >> $T/kprobe_events ||
 		{ kp_why "no kprobe event on $2"; return 1; }
 	KI=$T/instances/$1
@@ -1700,8 +1698,7 @@ t_rw_mr() {
 	done
 	modprobe ib_core force_mr=1 && kp_rxe_up && insmod $KP/krping_npu.ko ||
 		{ kp_why "the stack again, with force_mr=1"; return 1; }
-	T=/sys/kernel/tracing
-	[ -d $T/events ] || mount -t tracefs nodev $T || { kp_why "no tracefs"; return 1; }
+	kp_tracefs || { kp_why "no tracefs"; return 1; }
 	for m in "rlat 4096 100 rlat" "bw,read 1048576 20 bw_read" "bw 65536 200 bw"; do
 		set -- $m
 		echo > $T/trace

@@ -344,12 +344,24 @@ zero() {
 	done
 }
 
+# kp_tracefs: tracefs mounted, in $T, and no comm recording: with it the
+# first event enabled (and the last disabled) also flips sched_switch's
+# probe, patching __schedule() under an idle vCPU, and 6.1 under qemu
+# 7.2's TCG then hung both vCPUs (the idle one looping on the int3 in
+# __schedule(), the writer in text_poke_bp() waiting for it: seen in
+# integration and reproduced in a loop of flips); trace lines then name
+# tasks "<...>", which no test reads
+kp_tracefs() {
+	T=/sys/kernel/tracing
+	[ -d $T/events ] || mount -t tracefs nodev $T || return 1
+	echo 0 > $T/options/record-cmd
+}
+
 # kp_trace on|off: our post events (kp_post_send, kp_post_recv), tracefs
 # mounted first where it is not; each flip patches the kernel's text
 # through every CPU, so a test turns them on once
 kp_trace() {
-	T=/sys/kernel/tracing
-	[ -d $T/events ] || mount -t tracefs nodev $T || return 1
+	kp_tracefs || return 1
 	v=0; [ "$1" = on ] && v=1
 	for e in kp_post_send kp_post_recv; do echo $v > $T/events/krping_npu/$e/enable; done
 }
