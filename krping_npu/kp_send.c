@@ -15,9 +15,10 @@
  * bw,send's server keeps up to c->rq_data_max data receives posted, and
  * in a stream by count none past its last message; those left when the
  * stream ends (by duration, or after a UD loss) it asks the client to
- * take with as many skips (KP_MSG_SKIP), and kp_send_flush() takes them.  With validate
- * each data receive has a slot of the buffer, and the server checks each
- * message's every byte as it is reaped (kp_send_check()); bw_imm's
+ * take with as many skips (KP_MSG_SKIP), and kp_send_flush() takes them.
+ * With validate each data receive has a slot of the buffer, and the
+ * server checks each message's every byte as it is reaped
+ * (kp_send_check()); bw_imm's
  * server checks the slot the client wrote each message into, as its
  * immediate arrives.
  */
