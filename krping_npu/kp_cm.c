@@ -677,9 +677,9 @@ int kp_run_server(struct kp_test *t)
 	kp_rec_listening(t, true);
 	ret = kp_cm_wait(c0, KP_CM_CONNECT_REQUEST, "a client");
 	kp_rec_listening(t, false);
-	/* refused before any connection is set up: an SRQ serves one here */
-	if (!ret && t->opts.srq && t->peer_qps > 1) {
-		kp_err(t, "srq: this server's SRQ serves one connection, and the client asks for %u (perftest -q N shares one among them)",
+	/* refused before any connection is set up: a UD SRQ serves one */
+	if (!ret && t->opts.srq && t->opts.ud && t->peer_qps > 1) {
+		kp_err(t, "srq over ud: this server's SRQ serves one connection, and the client asks for %u (over RC one SRQ serves them all)",
 		       t->peer_qps);
 		ret = -EOPNOTSUPP;
 	}

@@ -373,9 +373,9 @@ static int kp_test_skips(struct kp_conn *c, u32 max)
  */
 static int kp_test_end(struct kp_conn *c)
 {
-	if (c->rq_data || c->rq_hold) {
-		kp_err(c->t, "%u data receives still posted at the end of a size",
-		       c->rq_data);
+	if (c->rq_data || c->rq_hold || c->srq_data) {
+		kp_err(c->t, "%u data receives still posted at the end of a size%s",
+		       c->rq_data, c->srq_data ? " (srq: no last message)" : "");
 		return -EPROTO;
 	}
 	kp_test_release(c);
@@ -837,6 +837,15 @@ static int kp_test_check(struct kp_conn *c)
 		       KP_VAL_IMM_MAX, KP_STREAM_MIN);
 		return -EINVAL;
 	}
+	/*
+	 * any connection's message may take any receive of a shared SRQ:
+	 * bw,send's slots and bw,imm's bound on its client need their own
+	 */
+	if (validate && c->srq_shared && kp_mode_sink(mode)) {
+		kp_err(t, "validate with srq and qps=%u: the SRQ's receives are the %u connections' alike, so no slot is a message's and no receive holds back a stream",
+		       t->nconns, t->nconns);
+		return -EINVAL;
+	}
 	if (t->opts.validate && !validate &&
 	    (t->opts.mode == KP_MODE_BW_SEND ||
 	     t->opts.mode == KP_MODE_BW_READ)) {
@@ -919,7 +928,9 @@ static int kp_test_recvs(struct kp_conn *c)
 	       min(c->val_slots / 2, c->rq_data_max) : c->val_slots;
 	if (list > fill) {
 		kp_err(c->t, "recv_post_list=%u: the receive queue has room for %u data receives%s",
-		       list, fill, !c->t->validate ? "" :
+		       list, fill, c->srq_shared ?
+		       " (srq: the connection's share of the SRQ, rx_depth / qps)" :
+		       !c->t->validate ? "" :
 		       c->t->mode == KP_MODE_BW_IMM ? " (validate: one for two slots)" :
 		       " (validate: one a slot)");
 		return -EINVAL;
@@ -936,10 +947,12 @@ static int kp_test_recvs(struct kp_conn *c)
 	/* by count: no more than the stream has messages (perftest: -r <= -n) */
 	if (c->rq_total)
 		n = min_t(u64, n, c->rq_total);
+	/* a shared SRQ's: the client's messages are data from our ACK on */
+	c->srq_data = c->srq_shared;
 	ret = kp_rq_hold(c, n);
 	if (ret)
 		return ret;
-	c->skip_in = c->rq_ctrl;
+	c->skip_in = c->srq_shared ? 0 : c->rq_ctrl;
 	return 0;
 }
 
@@ -1033,6 +1046,7 @@ static int kp_test_server_size(struct kp_test *t)
 		if (ret)
 			return ret;
 	}
+	kp_ssrq_size_end(t);
 	kp_smr_release(t);
 	kp_lat_free(t);
 	return 0;

@@ -352,6 +352,7 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	struct ib_device *dev = id->device;
 	struct ib_qp_init_attr qp_attr = {}, first_try;
 	u32 rq_depth, rw_ctxs = 0;
+	bool ssrq;
 	int ret, i;
 
 	kp_rec_set_dev(c->t, dev);
@@ -397,22 +398,38 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 	/* each queue keeps a slot for the drain's marker */
 	c->sq_depth = min_t(u32, c->t->opts.txdepth + KP_SQ_EXTRA,
 			    dev->attrs.max_qp_wr - 1);
+	/*
+	 * srq, a server of qps=N: one SRQ for all (kp_srq.c), of rx_depth
+	 * data receives and each connection's control receives, the QPs no
+	 * queue of their own; a connection's first fill is its share of the
+	 * data receives (perftest's rx_depth / N), and its CQ has room for
+	 * all of them, which its messages may take
+	 */
+	ssrq = c->t->opts.srq && c->t->opts.role == KP_ROLE_SERVER &&
+	       !c->ud && c->t->peer_qps > 1;
 	/* room for data receives (slat, bw,send) behind the control ones */
 	rq_depth = KP_RQ_DEPTH + (c->t->opts.rx_depth ?: KP_DATA_RQ);
-	/* rx_depth= as given, or (perftest's create_qp fails) refused */
-	if (c->t->opts.rx_depth && rq_depth > dev->attrs.max_qp_wr - 1) {
-		kp_err(c->t, "rx_depth=%u: %s takes %d work requests a queue, and %u of them are control receives and 1 the drain's",
-		       c->t->opts.rx_depth, dev_name(&dev->dev),
-		       dev->attrs.max_qp_wr, KP_RQ_DEPTH);
-		return -EINVAL;
+	if (ssrq) {
+		c->rq_data_max = max((rq_depth - KP_RQ_DEPTH) / c->t->peer_qps,
+				     1u);
+		rq_depth += (c->t->peer_qps - 1) * KP_RQ_DEPTH;
+	} else {
+		/* rx_depth= as given, or (perftest's create_qp fails) refused */
+		if (c->t->opts.rx_depth && rq_depth > dev->attrs.max_qp_wr - 1) {
+			kp_err(c->t, "rx_depth=%u: %s takes %d work requests a queue, and %u of them are control receives and 1 the drain's",
+			       c->t->opts.rx_depth, dev_name(&dev->dev),
+			       dev->attrs.max_qp_wr, KP_RQ_DEPTH);
+			return -EINVAL;
+		}
+		rq_depth = min_t(u32, rq_depth, dev->attrs.max_qp_wr - 1);
+		if (rq_depth <= KP_RQ_DEPTH) {
+			kp_err(c->t, "%s takes %d work requests a queue, we need more than %u",
+			       dev_name(&dev->dev), dev->attrs.max_qp_wr,
+			       KP_RQ_DEPTH);
+			return -EOPNOTSUPP;
+		}
+		c->rq_data_max = rq_depth - KP_RQ_DEPTH;
 	}
-	rq_depth = min_t(u32, rq_depth, dev->attrs.max_qp_wr - 1);
-	if (rq_depth <= KP_RQ_DEPTH) {
-		kp_err(c->t, "%s takes %d work requests a queue, we need more than %u",
-		       dev_name(&dev->dev), dev->attrs.max_qp_wr, KP_RQ_DEPTH);
-		return -EOPNOTSUPP;
-	}
-	c->rq_data_max = rq_depth - KP_RQ_DEPTH;
 	/* and the CQ, for the drain's two and a free callback's two */
 	c->cq_depth = c->sq_depth + rq_depth + 4;
 	if (c->t->opts.rw) {
@@ -425,6 +442,12 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 			  rdma_rw_mr_factor(dev, id->port_num,
 					    kp_rw_max_pages(c->t));
 		c->cq_depth += 3 * rw_ctxs;
+	}
+	if (ssrq && c->cq_depth > dev->attrs.max_cqe) {
+		kp_err(c->t, "srq: each QP's CQ needs room for the %u receives of the SRQ the %u share, %u entries in all, and %s takes %d",
+		       rq_depth, c->t->peer_qps, c->cq_depth,
+		       dev_name(&dev->dev), dev->attrs.max_cqe);
+		return -EOPNOTSUPP;
 	}
 	c->cq_depth = min_t(u32, c->cq_depth, dev->attrs.max_cqe);
 
@@ -447,7 +470,16 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		return ret;
 	}
 
-	if (c->t->opts.srq) {
+	if (ssrq) {
+		/* connection 0 makes it; kp_free_verbs() undoes even a part */
+		c->srq_shared = true;
+		ret = c->idx ? 0 : kp_ssrq_create(c, dev, c->t->peer_qps,
+						  kp_wc_done);
+		if (ret)
+			return ret;
+		c->srq = c->t->ssrq.srq;
+		c->srq_recvs = 0;
+	} else if (c->t->opts.srq) {
 		ret = kp_srq_create(c, dev, rq_depth);
 		if (ret)
 			return ret;
@@ -761,7 +793,13 @@ void kp_free_verbs(struct kp_conn *c)
 		c->ah = NULL;
 	}
 	/* its receives never complete: they go with it, before their buffers */
-	if (c->srq) {
+	if (c->srq_shared) {
+		/* connection 0, the last: no QP is left on it */
+		if (!c->idx)
+			kp_ssrq_destroy(c);
+		c->srq = NULL;
+		c->srq_shared = false;
+	} else if (c->srq) {
 		kp_info(c->t, "connection %u: %llu receives posted through its SRQ, none to the QP",
 			c->idx, c->srq_recvs);
 		ib_destroy_srq(c->srq);
@@ -1258,6 +1296,12 @@ int kp_post_recv(struct kp_conn *c)
 
 	if (c->rq_hold)
 		return 0;
+	if (c->srq_shared) {
+		ret = kp_ssrq_post_ctrl(c);
+		if (!ret)
+			c->rq_ctrl++;
+		return ret;
+	}
 	trace_kp_post_recv(c->t->rec->id, c->idx, c->qp->qp_num, KP_WR_RECV,
 			   -1, KP_CTRL_SIZE, IB_SEND_SIGNALED, 1);
 	ret = kp_post_rq(c, &wr, &bad);
@@ -1284,6 +1328,9 @@ int kp_post_data_recv(struct kp_conn *c, u32 n)
 
 	if (kp_buf_cpu_owned(c, &c->rdma))
 		return -EPROTO;
+	/* the test's SRQ counts them, whichever connection's message takes them */
+	if (c->srq_shared)
+		return kp_ssrq_post_data(c, n);
 	if (n > c->rq_data_max - c->rq_data) {
 		kp_err(c->t, "%u data receives posted, room for %u", c->rq_data,
 		       c->rq_data_max);
@@ -1382,7 +1429,8 @@ int kp_data_recv_used(struct kp_conn *c, u32 got)
  */
 int kp_rq_hold(struct kp_conn *c, u32 ndata)
 {
-	c->rq_hold = true;
+	/* a shared SRQ's receives take any message: nothing to skip */
+	c->rq_hold = !c->srq_shared;
 	return kp_post_data_recv(c, ndata);
 }
 
@@ -1855,6 +1903,18 @@ void kp_probe_end(struct kp_conn *c)
 	c->probes = 0;
 }
 
+/* Data receives posted, for a stall's lines: a shared SRQ's, all connections' */
+static int kp_data_out(struct kp_conn *c)
+{
+	return c->srq_shared ? c->t->ssrq.data : (int)c->rq_data;
+}
+
+static const char *kp_srq_says(struct kp_conn *c)
+{
+	return c->srq_shared ? " through the SRQ the connections share" :
+	       c->srq ? " through its SRQ" : "";
+}
+
 /*
  * A slice of a wait went by without a completion: -ETIMEDOUT, or while
  * probing, a probe sent (one at a time) and the wait goes on, unless the
@@ -1886,10 +1946,9 @@ static int kp_slice_over(struct kp_conn *c)
 	}
 	/* what was still owed, for a stall's post-mortem */
 	if (!c->probing) {
-		kp_err(c->t, "no completion within %u ms on connection %u (QP %u: %u signalled sends out, %u control and %u data receives posted%s)",
+		kp_err(c->t, "no completion within %u ms on connection %u (QP %u: %u signalled sends out, %u control and %d data receives posted%s)",
 		       c->wait_ms, c->idx, c->qp->qp_num, c->sends_out,
-		       c->rq_ctrl, c->rq_data,
-		       c->srq ? " through its SRQ" : "");
+		       c->rq_ctrl, kp_data_out(c), kp_srq_says(c));
 		return -ETIMEDOUT;
 	}
 	if (now > c->probe_until) {
@@ -1921,11 +1980,10 @@ static int kp_slice_over(struct kp_conn *c)
  */
 void kp_conn_state(struct kp_conn *c)
 {
-	kp_info(c->t, "connection %u at the failure (QP %u): %llu of %llu messages completed, %u signalled sends out; %u control and %u data receives posted%s, %u skips due%s",
+	kp_info(c->t, "connection %u at the failure (QP %u): %llu of %llu messages completed, %u signalled sends out; %u control and %d data receives posted%s%s, %u skips due",
 		c->idx, c->qp->qp_num, c->stream.done, c->stream.posted,
-		c->sends_out, c->rq_ctrl, c->rq_data,
-		c->rq_hold ? " (control held)" : "", c->skip_in,
-		c->srq ? ", through its SRQ" : "");
+		c->sends_out, c->rq_ctrl, kp_data_out(c), kp_srq_says(c),
+		c->rq_hold ? " (control held)" : "", c->skip_in);
 	if (kp_dx_send(c->t))
 		kp_info(c->t, "connection %u: duplex: %llu of the peer's %llu messages taken%s, %llu data receives posted, %u owed",
 			c->idx, c->sink_done, c->rq_total,
@@ -2067,6 +2125,13 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 	int i, k = 0;
 
 	for (i = 0; i < n; i++) {
+		/* a shared SRQ's: data or control, by where @c's protocol is */
+		if ((u8)wc[i].wr_id == KP_WR_SRECV) {
+			int ret = kp_ssrq_take(c, &wc[i]);
+
+			if (ret)
+				return ret;
+		}
 		if (wc[i].status != IB_WC_SUCCESS) {
 			/*
 			 * as an empty poll's disconnect (kp_poll()); or a
@@ -2119,7 +2184,7 @@ static int kp_poll_take(struct kp_conn *c, struct ib_wc *wc, int n)
 			c->send_busy = false;
 		else if (wc[i].wr_id == KP_WR_RECV)
 			c->rq_ctrl--;
-		else if (wc[i].wr_id == KP_WR_DATA_RECV)
+		else if (wc[i].wr_id == KP_WR_DATA_RECV && !c->srq_shared)
 			c->rq_data--;
 		kp_count(c, &wc[i]);
 		if (k != i)
@@ -2337,8 +2402,11 @@ int kp_recv_done(struct kp_conn *c, const struct ib_wc *wc)
 		kp_err(c->t, "a second message before the first was handled");
 		return -EPROTO;
 	}
-	ib_dma_sync_single_for_cpu(kp_dev(c), c->recv_dma,
-				   c->recv_hdr + KP_CTRL_SIZE, DMA_BIDIRECTIONAL);
+	/* a shared SRQ's was copied there by the CPU (kp_ssrq_take()) */
+	if (!c->srq_shared)
+		ib_dma_sync_single_for_cpu(kp_dev(c), c->recv_dma,
+					   c->recv_hdr + KP_CTRL_SIZE,
+					   DMA_BIDIRECTIONAL);
 	c->recv_len = wc->byte_len;
 	c->recv_inv_rkey = wc->wc_flags & IB_WC_WITH_INVALIDATE ?
 			    wc->ex.invalidate_rkey : 0;

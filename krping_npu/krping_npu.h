@@ -204,6 +204,7 @@ enum kp_wr {
 	KP_WR_FENCE,		/* a free callback's markers (kp_npu.c) */
 	KP_WR_PROBE,		/* is the peer there? (kp_slice_over()) */
 	KP_WR_ATOMIC,		/* alat, bw_atomic: an atomic */
+	KP_WR_SRECV,		/* a shared SRQ's receive: its slot above the kind */
 	KP_WR_NR,
 };
 
@@ -409,6 +410,38 @@ struct kp_smr {
 };
 
 /*
+ * srq with qps=N, the server: one SRQ for all the test's QPs, as perftest
+ * -q N --use_srq's.  Any connection's message takes whichever receive is
+ * at its head, so every receive can take any: a slot of its own for a
+ * control message (and a data message's first bytes), then the sink, the
+ * largest message's room that data messages share (nobody reads them:
+ * validate is refused).  Its QP's context says whose a completion is
+ * (kp_ssrq_take()); slots go back to the free list once taken, and are
+ * posted from there.  Made with connection 0's verbs, on the PD they all
+ * share, and destroyed with them, after every QP.
+ */
+struct kp_ssrq {
+	struct ib_srq *srq;
+	u32 nslots;
+	struct kp_cqe *cqe;	/* a slot's, its index in wr_id */
+	void *ctrl;		/* the slots' control messages ... */
+	u64 ctrl_dma;
+	u32 stride;		/* ... this far apart */
+	struct kp_buf sink;
+	/*
+	 * what follows: one thread drives a server's connections today;
+	 * the lock keeps the pool right should they get threads of their own
+	 */
+	spinlock_t lock;
+	u32 *free;		/* slots not posted */
+	u32 nfree;
+	int data;		/* receives posted as data, less data taken */
+	u32 data_max;		/* rx_depth: the data receives it holds */
+	u32 spare;		/* ... of them left by a size by duration */
+	u64 posted;		/* receives posted, for the dmesg line */
+};
+
+/*
  * One test: what the writer asked for, the parameters of the size being
  * run, its record, the measured run of a latency loop, and its
  * connections (qps=N of them; one otherwise).  Driven by the writer's
@@ -419,6 +452,7 @@ struct kp_test {
 	struct kp_opts opts;
 	struct kp_record *rec;
 	struct kp_smr smr;
+	struct kp_ssrq ssrq;
 	/*
 	 * Everything of the test sleeps here: the writer, the threads on
 	 * their CQs, the CM waits and NPU free callbacks; each waiter
@@ -509,6 +543,12 @@ struct kp_conn {
 	struct ib_qp *qp;
 	struct ib_srq *srq;	/* srq: where the QP's receives go */
 	u64 srq_recvs;		/* srq: receives posted through it */
+	bool srq_shared;	/* ... the test's (struct kp_ssrq) */
+	/*
+	 * ... a message of the client's stream, not a control message: from
+	 * our ACK until the one marked last (kp_ssrq_take())
+	 */
+	bool srq_data;
 	/*
 	 * ud: every SEND goes through the peer's address handle to its QP
 	 * (the client's from the CM, the server's from the first message);
@@ -744,6 +784,15 @@ void kp_rec_hw(struct kp_test *t, u32 first, const struct kp_hw_counters *hw);
 /* kp_cm.c */
 int kp_run_client(struct kp_test *t);
 int kp_run_server(struct kp_test *t);
+
+/* kp_srq.c */
+int kp_ssrq_create(struct kp_conn *c, struct ib_device *dev, u32 nconns,
+		   void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+void kp_ssrq_destroy(struct kp_conn *c);
+int kp_ssrq_post_ctrl(struct kp_conn *c);
+int kp_ssrq_post_data(struct kp_conn *c, u32 n);
+int kp_ssrq_take(struct kp_conn *c, struct ib_wc *wc);
+void kp_ssrq_size_end(struct kp_test *t);
 
 /* kp_verbs.c */
 int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id);

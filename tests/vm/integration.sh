@@ -478,8 +478,7 @@ kp_test write-validate t_write_validate
 # through an SRQ of its own serves a bw,send stream, and a slat ping-pong
 # whose client has one too; each side's dmesg line counts the receives
 # posted through it, at least one a message it took, and a side without
-# one has no line.  A qps=2 client is refused by the server, whose SRQ
-# serves one QP, before any connection is set up, saying so.
+# one has no line.  (qps=N shares one: srq-shared.)
 t_srq() {
 	kp_verbs_share || return
 	PORT=$((PORT + 1))
@@ -498,12 +497,7 @@ t_srq() {
 		n=$(dmesg | sed -n "s/.*krping_npu $id: connection 0: \([0-9]*\) receives posted through its SRQ, none to the QP\$/\1/p")
 		[ -n "$n" ] && [ "$n" -ge 200 ] || { kp_why "slat $id: '$n' receives through its SRQ, want at least 200"; return 1; }
 	done
-	PORT=$((PORT + 1))
-	kp_pair_refused "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,size=4096,count=100,qps=2,timeout=3000" \
-		errno=95 errno=111 server \
-		"srq: this server's SRQ serves one connection, and the client asks for 2 (perftest -q N shares one among them)" \
-		"qps=2 into an SRQ server" || return 1
-	kp_log "srq: bw,send of 400 x 4 KiB and slat of 200 through SRQs; qps=2 refused before any connection"
+	kp_log "srq: bw,send of 400 x 4 KiB and slat of 200 through SRQs"
 }
 kp_test srq t_srq
 
@@ -519,6 +513,81 @@ t_srq_restrack() {
 }
 srq_seen() { rdma resource show srq 2>/dev/null | grep 'comm \[krping_npu\]' | grep ' lqpn [0-9]'; }
 kp_test srq-restrack t_srq_restrack
+
+# srq with qps=N (perftest -q N --use_srq): the server's QPs all take from
+# one SRQ, whose receives take any connection's message.  A qps=3 bw,send
+# stream by count (from a thread a vCPU where rxe waits out an RNR NAK's
+# timer) has every message served and the SRQ's dmesg line counts exactly
+# the 3 x 620 data receives (perftest's cut: none left over) and each
+# connection's 16 control receives and one a message it took (HELLO,
+# FIN); rdma's resource view (6.1 on) shows one SRQ of krping_npu with the
+# three QPs while a stream by duration runs.  WRITEs (control alone),
+# bw,imm, a duplex bw,send and a sweep of two sizes by duration run
+# through it too (the first size leaves its data receives posted, which
+# the second's first fill takes: else the SRQ would overflow, EPROTO);
+# validate is refused (EINVAL: no receive is a connection's).  (qps=2
+# into a UD SRQ server is refused: ud-send-bw.)
+t_srq_shared() {
+	kp_verbs_share || return
+	cpus=",cpus=0-1"
+	case $(uname -r) in 5.*) cpus="" ;; esac
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,size=4096,count=600,warmup=20,qps=3$cpus"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "qps=3: srv=$SRV cli=$CLI"; return 1; }
+	kp_check_bw "$(kp_res $CID | head -1)" 4096 1800 bw_send || return 1
+	[ "$(kp_res $SID)" = "bw_send served #bytes=4096 #messages=1860 #qps=3" ] || { kp_why "qps=3 server: $(kp_res $SID)"; return 1; }
+	l=$(dmesg | sed -n "s/.*krping_npu $SID: one SRQ for 3 connections: \([0-9]*\) receives posted through it, \([0-9]*\) slots, none to a QP\$/\1 \2/p")
+	[ "$l" = "1914 560" ] || { kp_why "qps=3: the SRQ's line '$l', want 1860 + 3 x 18 receives in 512 + 3 x 16 slots"; return 1; }
+	[ "$(dmesg | grep -c "krping_npu $SID: connection [0-9]*: .* through its SRQ")" = 0 ] || { kp_why "qps=3: a connection's own SRQ line"; return 1; }
+	if rdma resource show srq > /dev/null 2>&1; then
+		PORT=$((PORT + 1))
+		kp_watch_pair "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,size=4096,duration=2,qps=3" \
+			srq_shared_seen "not one SRQ of krping_npu with three QPs" "rdma resource show srq" || return 1
+		seen_srq=$seen
+	else
+		seen_srq="(no rdma resource show srq: $(uname -r))"
+	fi
+	for m in "bw 65536 200 bw" "bw,imm 4096 300 bw_imm" \
+		"bw,send,duplex 4096 300 bw_send"; do
+		set -- $m
+		PORT=$((PORT + 1))
+		kp_pair "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,$1,size=$2,count=$3,qps=2"
+		[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "$1: srv=$SRV cli=$CLI"; return 1; }
+		kp_check_bw "$(kp_res $CID | head -1)" "$2" $(($3 * 2)) "$4" || return 1
+		dmesg | grep -q "krping_npu $SID: one SRQ for 2 connections: [0-9]* receives posted through it" ||
+			{ kp_why "$1: no line of the server's one SRQ"; return 1; }
+	done
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,sizes=1024-2048,duration=1,qps=2"
+	[ "$SRV" = "ret=$SLEN" ] && [ "$CLI" = "ret=$CLEN" ] || { kp_why "sweep: srv=$SRV cli=$CLI"; return 1; }
+	# the server's record says its last size; its count is the client's
+	r=$(kp_res $CID | sed -n 2p)
+	[ "$(kp_res $CID | grep -c '^bw_send ')" = 2 ] && [ "$(kp_num "$r" '#bytes')" = 2048 ] &&
+		[ "$(kp_res $SID)" = "bw_send served #bytes=2048 #messages=$(kp_num "$r" '#iterations') #qps=2" ] ||
+		{ kp_why "sweep: client $(kp_res $CID | tr '\n' '|') server $(kp_res $SID | tr '\n' '|')"; return 1; }
+	PORT=$((PORT + 1))
+	kp_pair_refused "addr=$A,port=$PORT,srq" "addr=$A,port=$PORT,bw,send,validate,size=4096,count=100,qps=2,timeout=3000" \
+		errno=22 errno=22 server \
+		"validate with srq and qps=2: the SRQ's receives are the 2 connections' alike, so no slot is a message's and no receive holds back a stream" \
+		"validate into a shared SRQ" || return 1
+	kp_log "srq, qps=3: 1860 messages through one SRQ, 1914 receives in 560 slots; $seen_srq; WRITEs, bw,imm, duplex and a sweep by duration through it; validate refused"
+}
+# srq_shared_seen: one SRQ of krping_npu's, three QPs on it
+srq_shared_seen() {
+	l=$(rdma resource show srq 2>/dev/null | grep 'comm \[krping_npu\]')
+	echo "$l"
+	[ "$(echo "$l" | grep -c .)" = 1 ] || return 1
+	q=$(echo "$l" | sed -n 's/.* lqpn \([0-9,-]*\) .*/\1/p')
+	n=0
+	for r in $(echo "$q" | tr ',' ' '); do
+		case $r in
+		*-*) n=$((n + ${r#*-} - ${r%-*} + 1)) ;;
+		*) n=$((n + 1)) ;;
+		esac
+	done
+	[ "$n" = 3 ]
+}
+kp_test srq-shared t_srq_shared
 
 # A qps=N test's connections share one PD and one MR over their buffers,
 # as perftest -q N's do, and take an MR each with mr_per_qp: while a
@@ -653,12 +722,12 @@ t_ud_send_bw() {
 	l=$(dmesg | sed -n "s/.*krping_npu $SID: connection 0: \([0-9]*\) data receives posted in \([0-9]*\) chains of 8\$/\1 \2/p")
 	[ -n "$l" ] && [ "${l% *}" = $((8 * ${l#* })) ] && [ "${l% *}" -ge 2000 ] ||
 		{ kp_why "64 B: the server's chains of 8: '$l'"; return 1; }
-	# an SRQ serves one QP: a UD server refuses qps=2 with a SIDR reply
+	# a UD SRQ serves one QP: a UD server refuses qps=2 with a SIDR reply
 	# that says reject, which the client's connect takes as a REJ
 	PORT=$((PORT + 1))
 	kp_pair_refused "addr=$A,port=$PORT,ud,srq" "addr=$A,port=$PORT,bw,send,ud,size=1024,count=100,qps=2,timeout=3000" \
 		errno=95 errno=111 server \
-		"srq: this server's SRQ serves one connection, and the client asks for 2 (perftest -q N shares one among them)" \
+		"srq over ud: this server's SRQ serves one connection, and the client asks for 2 (over RC one SRQ serves them all)" \
 		"qps=2 into a UD SRQ server" || return 1
 	[ "$(kpwrite "client,addr=$A,port=$PORT,bw,ud")" = errno=22 ] ||
 		{ kp_why "a WRITE stream over UD not refused"; return 1; }
