@@ -349,6 +349,10 @@ while [ $rep -lt "$REPS" ]; do
 		# on both commands, which its client ignores; our server's srq)
 		variant srq 1 "" ",srq" "" "--use-srq"
 		theirs ib_send_bw bw_send $size; ours bw_send $size host
+		# ... one SRQ that two QPs share (ib_send_bw -q 2 --use-srq;
+		# our server's one SRQ for a client of qps=2)
+		variant srq 1 "" ",srq" "" "--use-srq"
+		theirs ib_send_bw bw_send $size 2; ours bw_send $size host 2
 		# over UD QPs, messages up to the path MTU (perftest -c UD
 		# on both commands, ours ud on both, over host and NPU memory)
 		if [ $size -le 4096 ]; then
