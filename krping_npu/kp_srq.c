@@ -216,7 +216,6 @@ static int kp_ssrq_post(struct kp_conn *c, u32 n, u32 chain, enum kp_wr kind,
 					      s->cqe;
 		s->posted += posted;
 		spin_unlock(&s->lock);
-		c->srq_recvs += posted;
 		*done += posted;
 		if (ret) {
 			kp_err(c->t, "ib_post_srq_recv: %d", ret);

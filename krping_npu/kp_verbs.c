@@ -478,7 +478,6 @@ int kp_setup_verbs(struct kp_conn *c, struct rdma_cm_id *id)
 		if (ret)
 			return ret;
 		c->srq = c->t->ssrq.srq;
-		c->srq_recvs = 0;
 	} else if (c->t->opts.srq) {
 		ret = kp_srq_create(c, dev, rq_depth);
 		if (ret)
