@@ -250,6 +250,14 @@ win_cps() {
 	echo "$1 $2" | awk -v bw="$3" -v w="$WIN_S" '{ c = ($3 - $1 + $4 - $2) / 1e9
 		printf "%.4f", (bw > 0) ? c / (bw / 1024 * w) : 0 }'
 }
+# win_all "B0" "B1" MiB/s: both vCPUs' busy time (cpus_busy snapshots) over
+# the same window, per GiB: rxe's kworkers (6.4 on) and the server's side
+# are in it, which no task's time holds; then each vCPU's busy percent
+win_all() {
+	echo "$1 $2" | awk -v bw="$3" '{
+		f0 = ($6 > $2) ? ($5 - $1) / ($6 - $2) : 0; f1 = ($8 > $4) ? ($7 - $3) / ($8 - $4) : 0
+		printf "CPUall[s/GiB]=%.4f cpu0_busy=%.0f cpu1_busy=%.0f", (bw > 0) ? (f0 + f1) / (bw / 1024) : 0, 100 * f0, 100 * f1 }'
+}
 win() {
 	tool=$1 size=$2
 	PORT=$((PORT + 1))
@@ -268,21 +276,21 @@ win() {
 	fi
 	cp=$!
 	sleep $at
-	s0=$(win_ns $cp)
+	s0=$(win_ns $cp) b0=$(cpus_busy)
 	sleep $WIN_S
-	s1=$(win_ns $cp)
+	s1=$(win_ns $cp) b1=$(cpus_busy)
 	wait $cp
 	wait $spid
 	if [ "$tool" = ours ]; then
 		r=$(kp_res "$(kp_new_id "$base" client)")
 		bw=$(kp_num "$r" 'BW_average[MiB/sec]')
 		[ -n "$bw" ] || { echo "KPBENCH-ERR krping_npu bw-win $size: $(cat /tmp/win.out) $r"; return; }
-		echo "KPBENCH krping_npu bw-win $size $(echo "$r" | cut -d' ' -f2- | sed 's/ CPU\[s\/GiB\]=[^ ]*//') CPU[s/GiB]=$(win_cps "$s0" "$s1" "$bw")"
+		echo "KPBENCH krping_npu bw-win $size $(echo "$r" | cut -d' ' -f2- | sed 's/ CPU\[s\/GiB\]=[^ ]*//') CPU[s/GiB]=$(win_cps "$s0" "$s1" "$bw") $(win_all "$b0" "$b1" "$bw")"
 	else
 		row=$(awk -v s="$size" '$1 == s && NF >= 5 { print; exit }' /tmp/win.out)
 		[ -n "$row" ] || { echo "KPBENCH-ERR ib_write_bw bw-win $size: no result row"; sed 's/^/KPBENCH-ERR   /' /tmp/win.out | tail -5; return; }
 		set -- $row
-		echo "KPBENCH ib_write_bw bw-win $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$(win_cps "$s0" "$s1" "$4")"
+		echo "KPBENCH ib_write_bw bw-win $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$(win_cps "$s0" "$s1" "$4") $(win_all "$b0" "$b1" "$4")"
 	fi
 }
 
