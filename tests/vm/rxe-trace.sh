@@ -104,9 +104,16 @@ twin() {
 	bw) echo "ib_write_bw -t $TXD -Q $TXD" ;;
 	bw,read) echo "ib_read_bw -t $TXD -Q $TXD" ;;
 	bw,send) echo "ib_send_bw -t $TXD -Q $TXD" ;;
+	slat,ud) echo "ib_send_lat -c UD" ;;
+	bw,send,ud) echo "ib_send_bw -t $TXD -Q $TXD -c UD" ;;
+	alat) echo ib_atomic_lat ;;
+	bw,atomic=fadd) echo "ib_atomic_bw -t $TXD -Q $TXD" ;;
 	esac
 	case $1 in *,events) echo " -e" ;; esac
 }
+
+# msize MODE: the message size of MODE's runs (an atomic's is 8 bytes)
+msize() { case $1 in alat | bw,atomic*) echo 8 ;; *) echo 64 ;; esac; }
 
 # Both tools' windows open once the server listens and close when the
 # client is done: each holds the client's connection and its teardown,
@@ -114,11 +121,14 @@ twin() {
 ours() {
 	PORT=$((PORT + 1))
 	echo > $T/trace
-	kp_serve "server,addr=$A,port=$PORT"
+	# a UD client needs a server in the UDP port space
+	so=
+	case $1 in *,ud) so=,ud ;; esac
+	kp_serve "server,addr=$A,port=$PORT$so"
 	o=
 	case $1 in bw*) o=",txdepth=$TXD,cq_mod=$TXD" ;; esac
 	echo 1 > $T/tracing_on
-	taskset 1 kpwrite "client,addr=$A,port=$PORT,$1,size=64,count=$2,warmup=1,inline=0$o" > /dev/null
+	taskset 1 kpwrite "client,addr=$A,port=$PORT,$1,size=$(msize "$1"),count=$2,warmup=1,inline=0$o" > /dev/null
 	echo 0 > $T/tracing_on
 	wait $spid
 	CID=$(kp_new_id "$base" client)
@@ -127,21 +137,22 @@ ours() {
 }
 
 theirs() {
+	sz=$(msize "$3")
 	PORT=$((PORT + 1))
 	echo > $T/trace
 	# perftest bounds no wait of its own (ib_send_lat -e hangs on 6.12)
 	# shellcheck disable=SC2086
-	timeout 60 taskset 2 $1 -d rxe0 -x 1 -p $PORT -n "$2" -s 64 > /tmp/pt-srv.out 2>&1 &
+	timeout 60 taskset 2 $1 -d rxe0 -x 1 -p $PORT -n "$2" -s "$sz" > /tmp/pt-srv.out 2>&1 &
 	sp=$!
 	sleep 1
 	echo 1 > $T/tracing_on
 	# shellcheck disable=SC2086
-	timeout 60 taskset 1 $1 -d rxe0 -x 1 -p $PORT -n "$2" -s 64 127.0.0.1 > /tmp/pt-cli.out 2>&1
+	timeout 60 taskset 1 $1 -d rxe0 -x 1 -p $PORT -n "$2" -s "$sz" 127.0.0.1 > /tmp/pt-cli.out 2>&1
 	rc=$?
 	echo 0 > $T/tracing_on
 	wait $sp
 	[ $rc = 0 ] || echo "KPTRACE-RES ${1%% *} n=$2 killed or failed (exit $rc)"
-	echo "KPTRACE-RES ${1%% *} n=$2 $(awk '$1 == 64 && NF >= 5' /tmp/pt-cli.out)"
+	echo "KPTRACE-RES ${1%% *} n=$2 $(awk -v s="$sz" '$1 == s && NF >= 5' /tmp/pt-cli.out)"
 	count /tmp/kt-theirs-$2
 }
 
@@ -151,10 +162,10 @@ for r in $RUNS; do
 	report "krping_npu-$r" /tmp/kt-ours-$N /tmp/kt-ours-$((2 * N))
 	tw=$(twin "$r" | tr -d '\n')
 	[ -n "$tw" ] || continue
-	theirs "$tw" "$N"
-	theirs "$tw" $((2 * N))
+	theirs "$tw" "$N" "$r"
+	theirs "$tw" $((2 * N)) "$r"
 	lab=${tw%% *}
-	case $r in *,events) lab=$lab-e ;; esac
+	case $r in *,events) lab=$lab-e ;; *,ud) lab=$lab-ud ;; esac
 	report "$lab" /tmp/kt-theirs-$N /tmp/kt-theirs-$((2 * N))
 done
 echo nop > $T/current_tracer
