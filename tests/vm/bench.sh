@@ -256,7 +256,8 @@ win_cps() {
 win_all() {
 	echo "$1 $2" | awk -v bw="$3" '{
 		f0 = ($6 > $2) ? ($5 - $1) / ($6 - $2) : 0; f1 = ($8 > $4) ? ($7 - $3) / ($8 - $4) : 0
-		printf "CPUall[s/GiB]=%.4f cpu0_busy=%.0f cpu1_busy=%.0f", (bw > 0) ? (f0 + f1) / (bw / 1024) : 0, 100 * f0, 100 * f1 }'
+		printf "CPUall[s/GiB]=%.4f ", (bw > 0) ? (f0 + f1) / (bw / 1024) : 0 }'
+	busy_pct "$1" "$2"
 }
 win() {
 	tool=$1 size=$2
