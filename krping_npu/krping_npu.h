@@ -542,7 +542,7 @@ struct kp_conn {
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	struct ib_srq *srq;	/* srq: where the QP's receives go */
-	u64 srq_recvs;		/* srq: receives posted through its own */
+	u64 srq_recvs;		/* srq: receives posted through its own SRQ */
 	bool srq_shared;	/* ... the test's (struct kp_ssrq) */
 	/*
 	 * ... a message of the client's stream, not a control message: from
