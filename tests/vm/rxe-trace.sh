@@ -42,9 +42,13 @@ count() {
 		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) break
 		if (i > NF) next
 		what = $(i + 1)
+		# the vCPU it happened on ("[001]")
+		cpu = ""
+		for (j = 1; j < i; j++) if ($j ~ /^\[[0-9]+\]$/) { cpu = $j; gsub(/[^0-9]/, "", cpu); cpu = "@cpu" (cpu + 0); break }
 		# each switch by the task it goes to, each wake-up by the task
 		if (what == "sched_switch:") {
 			c["switches"]++
+			c["switches" cpu]++
 			v = $0; sub(/.*next_comm=/, "", v); sub(/ next_pid=.*/, "", v)
 			sub(/\/[0-9]+$/, "", v); sub(/:[0-9]+$/, "", v)
 			c["switch_to:" v]++; next
@@ -74,6 +78,9 @@ count() {
 		if (what == "workqueue_queue_work:") { c["queue_work"]++; next }
 		sub(/\(.*/, "", what)
 		c[what]++
+		# where rxe did the work of a message: the task loops, per vCPU
+		if (what ~ /^(do_work|do_task|rxe_requester|rxe_responder|rxe_completer)$/)
+			c[what cpu]++
 	}
 	END { for (k in c) print k, c[k] }' $T/trace > "$1"
 	grep -q . "$1" || echo "KPTRACE-ERR empty trace for $1"
@@ -81,9 +88,10 @@ count() {
 	if grep -q "LOST" $T/trace; then echo "KPTRACE-RES warning: the trace lost events ($1): its counts are short"; fi
 }
 
-# report TOOL A B: per round trip, B's counts less A's, over N
+# report TOOL A B [M]: per round trip (per message where a run of N moves
+# M messages: qps=2, duplex), B's counts less A's, over N * M
 report() {
-	awk -v tool="$1" -v n="$N" '
+	awk -v tool="$1" -v n="$((N * ${4:-1}))" '
 	FILENAME == ARGV[1] { a[$1] = $2; next }
 	{ b[$1] = $2 }
 	END {
@@ -103,6 +111,10 @@ twin() {
 	slat | slat,events) echo ib_send_lat ;;
 	bw) echo "ib_write_bw -t $TXD -Q $TXD" ;;
 	bw,read) echo "ib_read_bw -t $TXD -Q $TXD" ;;
+	bw,qps=2) echo "ib_write_bw -t $TXD -Q $TXD -q 2" ;;
+	bw,read,qps=2) echo "ib_read_bw -t $TXD -Q $TXD -q 2" ;;
+	bw,duplex) echo "ib_write_bw -t $TXD -Q $TXD -b" ;;
+	bw,read,duplex) echo "ib_read_bw -t $TXD -Q $TXD -b" ;;
 	bw,send) echo "ib_send_bw -t $TXD -Q $TXD" ;;
 	slat,ud) echo "ib_send_lat -c UD" ;;
 	bw,send,ud) echo "ib_send_bw -t $TXD -Q $TXD -c UD" ;;
@@ -112,8 +124,13 @@ twin() {
 	case $1 in *,events) echo " -e" ;; esac
 }
 
-# msize MODE: the message size of MODE's runs (an atomic's is 8 bytes)
-msize() { case $1 in alat | bw,atomic*) echo 8 ;; *) echo 64 ;; esac; }
+# mult MODE: messages a run of count=N moves, over N: each of qps=2's
+# QPs moves N (perftest -q 2 -n N too), and duplex moves N each way
+mult() { case $1 in *qps=2* | *duplex*) echo 2 ;; *) echo 1 ;; esac; }
+
+# msize MODE: the message size of MODE's runs (an atomic's is 8 bytes,
+# the others' KP_TRACE_SIZE, 64 by default)
+msize() { case $1 in alat | bw,atomic*) echo 8 ;; *) echo "${KP_TRACE_SIZE:-64}" ;; esac; }
 
 # Both tools' windows open once the server listens and close when the
 # client is done: each holds the client's connection and its teardown,
@@ -159,14 +176,14 @@ theirs() {
 for r in $RUNS; do
 	ours "$r" "$N"
 	ours "$r" $((2 * N))
-	report "krping_npu-$r" /tmp/kt-ours-$N /tmp/kt-ours-$((2 * N))
+	report "krping_npu-$r" /tmp/kt-ours-$N /tmp/kt-ours-$((2 * N)) "$(mult "$r")"
 	tw=$(twin "$r" | tr -d '\n')
 	[ -n "$tw" ] || continue
 	theirs "$tw" "$N" "$r"
 	theirs "$tw" $((2 * N)) "$r"
 	lab=${tw%% *}
-	case $r in *,events) lab=$lab-e ;; *,ud) lab=$lab-ud ;; esac
-	report "$lab" /tmp/kt-theirs-$N /tmp/kt-theirs-$((2 * N))
+	case $r in *,events) lab=$lab-e ;; *,ud) lab=$lab-ud ;; *qps=2) lab=$lab-q2 ;; *duplex) lab=$lab-b ;; esac
+	report "$lab" /tmp/kt-theirs-$N /tmp/kt-theirs-$((2 * N)) "$(mult "$r")"
 done
 echo nop > $T/current_tracer
 rmmod krping_npu
