@@ -293,15 +293,17 @@ void kp_cpu_give(void)
 
 /*
  * A timed busy-poll of @c gives the CPU when the scheduler asks for it,
- * and to another task runnable here (a software device's worker that the
- * fair class woke without preempting us).  Where the run times round
- * trips, a task that kept the CPU longer than KP_SHARE_US and than the
- * run's fastest round trip (all the device's work for one) is a
- * co-runner, not the device: past one, only a late wait gives the CPU to
- * another task, so an unrelated busy task cannot set the pace of every
- * sample, and a wait that lost the CPU that long is shared: counted, with
- * the time away, in the result.  @w: what this wait has done so far
- * (KP_WAIT_*).
+ * as a user process polling its CQ loses it at preemption.  A latency
+ * loop's wait (its samples, or the reply a ping-pong's server owes them)
+ * gives it to another runnable task only once late: an unrelated busy
+ * task cannot set the pace of every sample, and a software device's
+ * worker that the fair class woke here without preempting us waits at
+ * most that long.  A stream, which times no round trip, gives it to any
+ * task that waits for it (rxe's workers from 6.4).  Where the run times
+ * round trips, a wait that lost the CPU longer than KP_SHARE_US and than
+ * the run's fastest round trip (all the device's work for one) lost it
+ * to a co-runner: counted, with the time away, in the result.  @w: what
+ * this wait has done so far (KP_WAIT_*).
  */
 void kp_run_give(struct kp_conn *c, bool late, unsigned int *w)
 {
@@ -309,7 +311,7 @@ void kp_run_give(struct kp_conn *c, bool late, unsigned int *w)
 	u64 t0, away;
 
 	if (!need_resched() &&
-	    (single_task_running() || (r->corunner && !late)))
+	    (single_task_running() || (r == &c->t->run && !late)))
 		return;
 	if (!(*w & KP_WAIT_YIELDED))
 		r->sched_yields++;
@@ -321,8 +323,7 @@ void kp_run_give(struct kp_conn *c, bool late, unsigned int *w)
 	t0 = kp_clock_now(&c->t->clk);
 	kp_cpu_give();
 	away = kp_clock_now(&c->t->clk) - t0;
-	r->corunner = away > max_t(u64, KP_SHARE_US * NSEC_PER_USEC, r->rt_min);
-	if (!r->corunner)
+	if (away <= max_t(u64, KP_SHARE_US * NSEC_PER_USEC, r->rt_min))
 		return;
 	r->shared_ns += away;
 	if (!(*w & KP_WAIT_SHARED))

@@ -2235,9 +2235,12 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 		}
 		/*
 		 * Spinning, the CM and a stop are heard every 64 empty polls:
-		 * between two polls of a timed wait is nothing but the poll.
+		 * between two polls of a timed wait is nothing but the poll
+		 * and the scheduler's word (need_resched(): a flag's read).
 		 */
 		if (spins < spin) {
+			if (c->run && need_resched())
+				kp_run_give(c, late, &waited);
 			if (++spins % 64)
 				continue;
 			n = kp_poll_cm(c, true);
@@ -2257,10 +2260,9 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 				continue;
 			}
 			/*
-			 * A timed wait gives the CPU as kp_run_give() says
-			 * (to a software device's worker: what it waits
-			 * for), and is late by kp_run_late() from its first
-			 * check, whether it gave the CPU or not.
+			 * A timed wait gives the CPU as kp_run_give() says,
+			 * and is late by kp_run_late() from its first check,
+			 * whether it gave the CPU or not.
 			 */
 			if (c->run) {
 				if (!late) {

@@ -165,10 +165,10 @@ static int kp_wlat_own(struct kp_conn *c)
  * word and a stop, the bound c->wait_ms and lateness (kp_run_late()) on
  * the clock the samples are taken with (a wait is late only if its round
  * trip is: the scheduler's clock, the TSC, runs apart from an HPET
- * clocksource under TCG), and a task waiting for the CPU, which gets it,
- * as in kp_poll().  The CQ is reaped only once the wait has lasted
- * KP_LATE_US (a failed write of ours ends it then), otherwise between
- * round trips.
+ * clocksource under TCG).  The CPU goes as in kp_poll(): when the
+ * scheduler asks (checked every read), or late.  The CQ is reaped only
+ * once the wait has lasted KP_LATE_US (a failed write of ours ends it
+ * then), otherwise between round trips.
  */
 static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 {
@@ -189,6 +189,8 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 			*last = v & KP_WLAT_LAST;
 			return 0;
 		}
+		if (c->run && need_resched())
+			kp_run_give(c, late, &waited);
 		if (++spins % 64)
 			continue;
 		ret = kp_cm_check(c);

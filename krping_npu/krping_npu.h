@@ -63,11 +63,13 @@
 #define KP_SPIN_ALWAYS		UINT_MAX	/* busy-poll (perftest's default) */
 /*
  * The measured loops yield the CPU between iterations, once in this many.
- * Inside a timed interval a busy-poll yields when a task waits for its
- * CPU (kp_cpu_wanted(): a software device's worker is part of the device).
- * A wait is late once it has lasted KP_LATE_US beyond what the device
- * needs (kp_run_late()), yielded or not; a wlat wait KP_LATE_US old reaps
- * its failures.  The latency result and the log line count both.
+ * Inside a timed interval a busy-poll yields when the scheduler asks, a
+ * stream's also to any task that waits for its CPU (kp_cpu_wanted(): a
+ * software device's worker is part of the device), a latency loop's only
+ * once late (kp_run_give()).  A wait is late once it has lasted
+ * KP_LATE_US beyond what the device needs (kp_run_late()), yielded or
+ * not; a wlat wait KP_LATE_US old reaps its failures.  The latency result
+ * and the log line count both.
  */
 #define KP_YIELD_EVERY		64
 #define KP_LATE_US		1000u
@@ -292,7 +294,6 @@ struct kp_run {
 	u64 late_waits;		/* timed waits late (kp_run_late()) */
 	u64 shared;		/* timed waits that lost the CPU to a co-runner */
 	u64 shared_ns;		/* and how long in all */
-	bool corunner;		/* the last such loss was that long */
 	bool sampled;		/* times round trips (kp_lat_sample()) */
 	u64 rt_min;		/* its shortest round trip so far; 0: none yet */
 	u64 thread_ns;		/* bw: the thread's system time at the start */
