@@ -190,8 +190,8 @@ t_gbits() {
 kp_test gbits t_gbits
 
 # The measured loops yield between iterations (one in 64); while an
-# iteration is timed, only to a task waiting for the CPU (need_resched, or
-# another runnable task: rxe's workers from 6.4); events makes them sleep
+# iteration is timed, only when the scheduler asks (need_resched), or to
+# another runnable task once the wait is late; events makes them sleep
 # on the CQ instead (and so never spin, nor yield inside a wait), and the
 # figures stay valid.  The result counts the client's yields and late
 # waits, as dmesg does.  A wait is late 1 ms beyond the run's shortest
