@@ -267,7 +267,7 @@ void kp_loop_yield(struct kp_conn *c)
 }
 
 /*
- * Does a task wait for this CPU?  need_resched() does not always say so: a
+ * Does a task wait for this CPU?  The scheduler does not always say so: a
  * worker woken here (a software device's: what a poll waits for) need not
  * preempt the poller, as the fair class decides, and would wait for the
  * tick.  Another runnable task on this CPU is reason enough; a polling
@@ -275,31 +275,35 @@ void kp_loop_yield(struct kp_conn *c)
  */
 bool kp_cpu_wanted(void)
 {
-	return need_resched() || !single_task_running();
+	return kp_resched_asked() || !single_task_running();
 }
 
 /*
  * Give the CPU to what waits for it: the scheduler's choice where it asked
- * for one, else the other runnable task, before us.  Never a progress
- * guarantee: every wait that calls it has its own bound.
+ * for one (schedule(): cond_resched() does nothing under full preemption,
+ * and lazily asked, the tick would take it), else the other runnable task,
+ * before us.  Never a progress guarantee: every wait that calls it has
+ * its own bound.
  */
 void kp_cpu_give(void)
 {
-	if (need_resched())
-		cond_resched();
+	if (kp_resched_asked())
+		schedule();
 	else
 		yield();
 }
 
 /*
- * A timed busy-poll of @c gives the CPU when the scheduler asks for it,
- * as a user process polling its CQ loses it at preemption.  A latency
- * loop's wait (its samples, or the reply a ping-pong's server owes them)
- * gives it to another runnable task only once late: an unrelated busy
- * task cannot set the pace of every sample, and a software device's
- * worker that the fair class woke here without preempting us waits at
- * most that long.  A stream, which times no round trip, gives it to any
- * task that waits for it (rxe's workers from 6.4).  Where the run times
+ * A timed busy-poll of @c gives the CPU when the scheduler asks for it
+ * (kp_resched_asked()), as a user process polling its CQ loses it at
+ * preemption.  A latency loop's wait (its samples, or the reply a
+ * ping-pong's server owes them) gives it to another runnable task only
+ * once late, so that an unrelated busy task cannot set the pace of every
+ * sample: a software device's worker that the fair class woke here
+ * without preempting us waits that long, or for the scheduler's tick
+ * before the run's first round trip, which is never late (kp_run_late()).
+ * A stream, which times no round trip, gives it to any task that waits
+ * for it (rxe's workers from 6.4).  Where the run times
  * round trips, a wait that lost the CPU longer than KP_SHARE_US and than
  * the run's fastest round trip (all the device's work for one) lost it
  * to a co-runner: counted, with the time away, in the result.  @w: what
@@ -310,7 +314,7 @@ void kp_run_give(struct kp_conn *c, bool late, unsigned int *w)
 	struct kp_run *r = c->run;
 	u64 t0, away;
 
-	if (!need_resched() &&
+	if (!kp_resched_asked() &&
 	    (single_task_running() || (r == &c->t->run && !late)))
 		return;
 	if (!(*w & KP_WAIT_YIELDED))

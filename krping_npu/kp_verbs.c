@@ -2236,10 +2236,10 @@ int kp_poll(struct kp_conn *c, struct ib_wc *wc, int max, unsigned int spin)
 		/*
 		 * Spinning, the CM and a stop are heard every 64 empty polls:
 		 * between two polls of a timed wait is nothing but the poll
-		 * and the scheduler's word (need_resched(): a flag's read).
+		 * and the scheduler's word (kp_resched_asked(): a flag's read).
 		 */
 		if (spins < spin) {
-			if (c->run && need_resched())
+			if (c->run && kp_resched_asked())
 				kp_run_give(c, late, &waited);
 			if (++spins % 64)
 				continue;

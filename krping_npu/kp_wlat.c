@@ -166,9 +166,9 @@ static int kp_wlat_own(struct kp_conn *c)
  * the clock the samples are taken with (a wait is late only if its round
  * trip is: the scheduler's clock, the TSC, runs apart from an HPET
  * clocksource under TCG).  The CPU goes as in kp_poll(): when the
- * scheduler asks (checked every read), or late.  The CQ is reaped only
- * once the wait has lasted KP_LATE_US (a failed write of ours ends it
- * then), otherwise between round trips.
+ * scheduler asks (checked every read), or once late to any runnable
+ * task.  The CQ is reaped only once the wait has lasted KP_LATE_US (a
+ * failed write of ours ends it then), otherwise between round trips.
  */
 static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 {
@@ -189,7 +189,7 @@ static int kp_wlat_poll(struct kp_conn *c, u8 mark, bool *last)
 			*last = v & KP_WLAT_LAST;
 			return 0;
 		}
-		if (c->run && need_resched())
+		if (c->run && kp_resched_asked())
 			kp_run_give(c, late, &waited);
 		if (++spins % 64)
 			continue;

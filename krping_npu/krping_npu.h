@@ -15,6 +15,7 @@
 #include <linux/list.h>
 #include <linux/wait.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rw.h>
@@ -957,6 +958,21 @@ void kp_run_end(struct kp_conn *c);
 void kp_loop_yield(struct kp_conn *c);
 bool kp_cpu_wanted(void);
 void kp_cpu_give(void);
+
+/*
+ * Does the scheduler ask for this CPU?  Under PREEMPT_LAZY (Debian's RT
+ * kernels) a fair task's wake-up sets only the lazy flag, which a user
+ * process honours at its next return to user mode and need_resched() does
+ * not read.  Without lazy preemption the name is absent or an alias.
+ */
+static inline bool kp_resched_asked(void)
+{
+#ifdef TIF_NEED_RESCHED_LAZY
+	return need_resched() || test_thread_flag(TIF_NEED_RESCHED_LAZY);
+#else
+	return need_resched();
+#endif
+}
 void kp_run_give(struct kp_conn *c, bool late, unsigned int *w);
 bool kp_run_late(const struct kp_run *r, u64 span);
 void kp_loop_cpu(struct kp_conn *c);

@@ -1312,21 +1312,22 @@ kp_co_pair() {
 # t_typical stays within 1.5x of its own alone, in this boot, or its result
 # counts the waits that lost the CPU to that task (shared=N) and dmesg says
 # so; either way a run that counts shared waits says it in dmesg.  And
-# the run backs off from that task: fewer than a quarter of the waits
-# lose the CPU to it (giving it every wait would lose nearly all).
+# the waits do not hand that task the CPU: fewer than a quarter of them
+# lose it there (giving it at every wait would lose nearly all); it gets
+# the CPU when the scheduler asks, or from a late wait.
 t_co_runner() {
 	[ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ] || { kp_skipped "one CPU"; return; }
 	# a debug kernel's 2 ms round trips outlast the scheduler's slice:
 	# how many waits the task preempts there measures the kernel's speed
 	[ -z "${KP_DEBUG_LANE:-}" ] ||
-		{ kp_skipped "debug kernel: round trips of milliseconds, the back-off not measurable"; return; }
+		{ kp_skipped "debug kernel: round trips of milliseconds, the hand-off not measurable"; return; }
 	kp_co_pair || return 1
 	idle=$(kp_num "$(kp_res $CID)" 't_typical[usec]')
 	# the precondition: the run alone had its CPU (arm64-16k's TCG once
 	# lost 616 of 2000 waits alone, then 568 beside the task)
 	alone=$(kp_num "$(kp_res $CID)" shared)
 	[ "${alone:-0}" -lt 100 ] ||
-		{ kp_skipped "the run alone lost $alone of 2000 waits to other tasks: this boot's CPUs are not quiet, the back-off not measurable"; return; }
+		{ kp_skipped "the run alone lost $alone of 2000 waits to other tasks: this boot's CPUs are not quiet, the hand-off not measurable"; return; }
 	taskset 1 sh -c 'while :; do :; done' &
 	bpid=$!
 	sleep 0.3
@@ -1346,7 +1347,7 @@ t_co_runner() {
 	[ "$shared" = 0 ] || [ "$said" -ge 1 ] ||
 		{ kp_why "$shared shared waits, not said in dmesg"; return 1; }
 	[ "$shared" -lt 500 ] ||
-		{ kp_why "$shared of 2000 waits lost the CPU to the busy task: no back-off"; return 1; }
+		{ kp_why "$shared of 2000 waits lost the CPU to the busy task: handed it at every wait"; return 1; }
 	kp_fcmp "$load" '<=' "1.5 * $idle" || [ "$shared" -gt 0 ] ||
 		{ kp_why "t_typical $load us beside a busy task, $idle us alone, and no wait counted shared: $r"; return 1; }
 	kp_log "co-runner: wlat 64 B t_typical $idle us alone, $load us beside a busy task; shared $shared, yields $(kp_num "$r" yields), late $(kp_num "$r" late)"
