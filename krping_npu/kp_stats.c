@@ -303,11 +303,11 @@ void kp_cpu_give(void)
  * without preempting us waits that long, or for the scheduler's tick
  * before the run's first round trip, which is never late (kp_run_late()).
  * A stream, which times no round trip, gives it to any task that waits
- * for it (rxe's workers from 6.4).  Where the run times
- * round trips, a wait that lost the CPU longer than KP_SHARE_US and than
- * the run's fastest round trip (all the device's work for one) lost it
- * to a co-runner: counted, with the time away, in the result.  @w: what
- * this wait has done so far (KP_WAIT_*).
+ * for it (rxe's workers from 6.4).  Where the run times round trips, a
+ * wait that lost the CPU longer than KP_SHARE_US and than the run's
+ * fastest round trip (all the device's work for one) lost it to a
+ * co-runner: counted, with the time away, in the result.  @w: what this
+ * wait has done so far (KP_WAIT_*).
  */
 void kp_run_give(struct kp_conn *c, bool late, unsigned int *w)
 {
