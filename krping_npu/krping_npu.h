@@ -33,6 +33,7 @@
 #define KP_RESULT_MAX		400
 #define KP_RQ_DEPTH		16	/* control receives kept posted */
 #define KP_DATA_RQ		512	/* bw,send: data receives kept posted */
+#define KP_POLL_BATCH		8	/* cq=direct: one poll's reap at most */
 #define KP_RECV_BATCH		16	/* ... a chain by default, at most */
 /* send slots beyond txdepth: messages, and the zero-length skips */
 #define KP_SQ_EXTRA		(16 + KP_RQ_DEPTH)
@@ -573,7 +574,7 @@ struct kp_conn {
 	/*
 	 * Completions: one entry a kind, and one a signaled message of a
 	 * stream (its index, which the kind's entry cannot hold).  The
-	 * core's poll context, or ib_process_cq_direct() in ours, calls
+	 * core's poll context, or kp_cq_process() in ours, calls
 	 * kp_wc_done(), which queues each completion in wcq for kp_poll().
 	 */
 	struct kp_cqe cqe[KP_WR_NR];
@@ -585,6 +586,8 @@ struct kp_conn {
 	u32 wcq_head;
 	u32 wcq_tail;
 	bool wcq_lost;		/* a completion found wcq full */
+	/* cq=direct: one poll's reap (kp_cq_process(), @c's thread), off stack */
+	struct ib_wc poll_wc[KP_POLL_BATCH];
 	u32 nap_ns;		/* cq=direct: the sleep between two polls */
 	struct work_struct drain_work;	/* cq=direct: ib_drain_qp() (kp_drain()) */
 	struct completion drained;

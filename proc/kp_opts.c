@@ -157,7 +157,7 @@ static const struct kp_opt_desc kp_opt_table[KP_OPT_NR] = {
 		"immediate data.  wlat: writes with it, each seen as a receive completion instead of by polling the buffer: NPU memory, which the CPU cannot poll, needs it, and events too; either side's mem=npu or events choose it.  bw: a stream of WRITE_WITH_IMMs into receives the server keeps posted (test bw_imm, as ib_write_bw --write_with_imm); bw,send: every SEND with it (ib_send_bw --send_with_imm).  Each message's immediate is its number in the size's stream, which the server checks, message by message; not with read, duplex or atomic" },
 	[KP_OPT_CQ] = { "cq", KP_T_CQ, KP_F(cq), 0, 0,
 		"",
-		"the CQ's poll context (ib_alloc_cq()): direct, the test's thread polls it (ib_process_cq_direct()), napping between polls where it does not spin; softirq, workqueue or unbound, the core reaps it there and wakes the thread (default direct; with events softirq, which events needs)" },
+		"the CQ's poll context (ib_alloc_cq()): direct, the test's thread polls it (ib_poll_cq() and each ib_cqe's done, as ib_process_cq_direct() does), napping between polls where it does not spin; softirq, workqueue or unbound, the core reaps it there and wakes the thread (default direct; with events softirq, which events needs)" },
 	[KP_OPT_EXPECT_BW] = { "expect_bw", KP_T_U32, KP_F(expect_bw), 1,
 		KP_MAX_THRESHOLD,
 		"client, bw",

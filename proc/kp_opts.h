@@ -37,7 +37,7 @@ enum kp_mem {
 
 /* Who reaps the CQ: the core's poll contexts (enum ib_poll_context). */
 enum kp_cq_ctx {
-	KP_CQ_DIRECT,		/* the test's own thread, ib_process_cq_direct() */
+	KP_CQ_DIRECT,		/* the test's own thread (kp_cq_process()) */
 	KP_CQ_SOFTIRQ,
 	KP_CQ_WORKQUEUE,
 	KP_CQ_UNBOUND,		/* an unbound workqueue */
