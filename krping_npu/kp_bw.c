@@ -425,7 +425,7 @@ static int kp_bw_reap(struct kp_conn *c, struct ib_wc *wc, int n)
 static int kp_bw_stream(struct kp_conn *c, u64 warm)
 {
 	unsigned int spin = kp_loop_spin(c);
-	struct ib_wc wc[KP_BW_BATCH];
+	struct ib_wc wc[KP_BW_BATCH] __uninitialized;
 	int n, ret;
 
 	kp_bw_start(c, warm);
@@ -450,7 +450,7 @@ static int kp_bw_stream(struct kp_conn *c, u64 warm)
  */
 int kp_bw_step(struct kp_conn *c)
 {
-	struct ib_wc wc[KP_BW_BATCH];
+	struct ib_wc wc[KP_BW_BATCH] __uninitialized;
 	int n, ret;
 
 	ret = kp_bw_post(c);

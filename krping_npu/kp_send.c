@@ -143,7 +143,7 @@ static int kp_send_take(struct kp_conn *c, const struct ib_wc *wc, u32 *got,
  */
 static int kp_slat_wait(struct kp_conn *c, unsigned int spin, bool *last)
 {
-	struct ib_wc wc[4];
+	struct ib_wc wc[4] __uninitialized;
 	u32 got = 0;
 	int n, i, ret;
 
@@ -247,7 +247,7 @@ int kp_slat_run(struct kp_conn *c)
  */
 static int kp_send_sink_step(struct kp_conn *c, bool wait)
 {
-	struct ib_wc wc[KP_SEND_BATCH];
+	struct ib_wc wc[KP_SEND_BATCH] __uninitialized;
 	u32 got = 0;
 	int n, i, ret;
 
@@ -450,7 +450,7 @@ int kp_send_dx_repost(struct kp_conn *c)
  */
 int kp_send_flush(struct kp_conn *c)
 {
-	struct ib_wc wc[KP_SEND_BATCH];
+	struct ib_wc wc[KP_SEND_BATCH] __uninitialized;
 	int n, i, ret;
 
 	while (c->rq_data) {

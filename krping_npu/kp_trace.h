@@ -3,7 +3,8 @@
  * kp_trace.h - krping_npu's tracepoints: connection events, posts,
  * completions, late waits, probes and each test's end, with the test id
  * and the QP number, to line up with the driver's and the core's own
- * (rdma_core:cq_poll, rdma_cma:*) in trace-cmd, perf or bpftrace.
+ * (rdma_cma:*; rdma_core:cq_poll where the core polls, not cq=direct) in
+ * trace-cmd, perf or bpftrace.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM krping_npu

@@ -45,7 +45,7 @@ static int kp_wlat_check(struct kp_conn *c, u32 imm, u32 seq, bool *last)
 static int kp_wlat_wait(struct kp_conn *c, u32 seq, bool *last)
 {
 	unsigned int spin = kp_loop_spin(c);
-	struct ib_wc wc[KP_WLAT_BATCH];
+	struct ib_wc wc[KP_WLAT_BATCH] __uninitialized;
 	bool arrived = false;
 	int n, i, ret;
 	u32 imm;
@@ -128,7 +128,7 @@ static int kp_wlat_take(struct kp_conn *c, const struct ib_wc *wc, int n)
 
 static int kp_wlat_reap(struct kp_conn *c)
 {
-	struct ib_wc wc[KP_WLAT_BATCH];
+	struct ib_wc wc[KP_WLAT_BATCH] __uninitialized;
 	int n;
 
 	n = kp_poll_now(c, wc, ARRAY_SIZE(wc));
@@ -143,7 +143,7 @@ static int kp_wlat_reap(struct kp_conn *c)
 static int kp_wlat_own(struct kp_conn *c)
 {
 	unsigned int spin = kp_loop_spin(c);
-	struct ib_wc wc[KP_WLAT_BATCH];
+	struct ib_wc wc[KP_WLAT_BATCH] __uninitialized;
 	int n, ret;
 
 	while (!c->t->opts.light && c->sends_out) {

@@ -820,7 +820,10 @@ kp_test cq-unbound t_cq_ctx unbound
 # CQs.  An rlat of 50 READs: each post and each completion of the
 # client's, on one QP, the CM's events of both sides, both tests' ends.
 # The core's cq_poll does not fire for a DIRECT CQ we poll ourselves
-# (kp_cq_process()); kp_wc stands for it, one a completion.
+# (kp_cq_process()); kp_wc stands for it, one a completion.  A second
+# rlat with cq=softirq on both sides, where the core polls, shows its
+# cq_poll reaping from our CQs (filtered to polls that returned
+# something).
 t_trace() {
 	kp_tracefs || { kp_why "no tracefs"; return 1; }
 	[ -d $T/events/krping_npu ] || { kp_why "no krping_npu events in tracefs"; return 1; }
@@ -844,7 +847,22 @@ t_trace() {
 		{ kp_why "test ends: $(grep kp_test_end /tmp/trace.txt | tr '\n' '|')"; return 1; }
 	ids=$(sed -n 's/.* cq_alloc: cq.id=\([0-9]*\) .* poll_ctx=DIRECT$/\1/p' /tmp/trace.txt | tr '\n' ' ')
 	[ "$(echo $ids | wc -w)" = 2 ] || { kp_why "cq_alloc of DIRECT CQs: '$ids'"; return 1; }
-	kp_log "trace: rlat $CID on QP $qpn: $np READs posted and completed; DIRECT CQs ${ids% } allocated by the core"
+	echo 'rc > 0' > $T/events/rdma_core/cq_poll/filter
+	for e in rdma_core/cq_alloc rdma_core/cq_poll; do echo 1 > $T/events/$e/enable; done
+	PORT=$((PORT + 1))
+	kp_pair "addr=$A,port=$PORT,cq=softirq" "addr=$A,port=$PORT,rlat,size=64,count=20,cq=softirq"
+	for e in rdma_core/cq_alloc rdma_core/cq_poll; do echo 0 > $T/events/$e/enable; done
+	echo 0 > $T/events/rdma_core/cq_poll/filter
+	cat $T/trace > /tmp/trace2.txt
+	echo > $T/trace
+	case "$SRV $CLI" in *errno*) kp_why "cq=softirq: srv=$SRV cli=$CLI"; return 1 ;; esac
+	sids=$(sed -n 's/.* cq_alloc: cq.id=\([0-9]*\) .* poll_ctx=SOFTIRQ$/\1/p' /tmp/trace2.txt | tr '\n' ' ')
+	[ "$(echo $sids | wc -w)" = 2 ] || { kp_why "cq_alloc of SOFTIRQ CQs: '$sids'"; return 1; }
+	for id in $sids; do
+		n=$(grep -c " cq_poll: cq.id=$id requested [0-9]*, returned [1-9]" /tmp/trace2.txt)
+		[ "$n" -gt 0 ] || { kp_why "no cq_poll reaping from SOFTIRQ CQ $id"; return 1; }
+	done
+	kp_log "trace: rlat $CID on QP $qpn: $np READs posted and completed; DIRECT CQs ${ids% } allocated by the core, SOFTIRQ CQs ${sids% } polled by it"
 }
 kp_test trace-events t_trace
 
