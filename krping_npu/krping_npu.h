@@ -43,7 +43,7 @@
 #define KP_RESULT_MAX		400
 #define KP_RQ_DEPTH		16	/* control receives kept posted */
 #define KP_DATA_RQ		512	/* bw,send: data receives kept posted */
-#define KP_POLL_BATCH		8	/* cq=direct: one poll's reap at most */
+#define KP_POLL_BATCH		8	/* cq=direct: one ib_poll_cq()'s at most */
 #define KP_RECV_BATCH		16	/* ... a chain by default, at most */
 /* send slots beyond txdepth: messages, and the zero-length skips */
 #define KP_SQ_EXTRA		(16 + KP_RQ_DEPTH)
