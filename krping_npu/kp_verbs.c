@@ -11,6 +11,7 @@
 #include <linux/sched/signal.h>
 #include <linux/kthread.h>
 #include <linux/bottom_half.h>
+#include <linux/interrupt.h>
 #include <linux/ktime.h>
 #include <linux/sizes.h>
 
@@ -625,9 +626,27 @@ static void kp_probe_target_free(struct kp_conn *c)
 }
 
 /*
+ * A softirq raised in task context waits for ksoftirqd unless a
+ * bottom-half pair runs it: rxe before 6.4 schedules its tasklets so
+ * (post_recv on a QP in error, for one).  Without the per-CPU flag,
+ * assume one waits.
+ */
+static bool kp_softirq_pending(void)
+{
+#ifdef local_softirq_pending_ref
+	return this_cpu_read(local_softirq_pending_ref);
+#else
+	return true;
+#endif
+}
+
+/*
  * cq=direct: process what the CQ holds, as much as wcq has room for,
- * with bottom halves off so that a software device's tasklet or softirq
- * runs as they come back on.  Other contexts: the core does it.
+ * then run any softirq left pending here, so that a software device's
+ * tasklet runs now and not in ksoftirqd.  The bottom-half pair costs
+ * 30 ns of a 110 ns empty poll under TCG, so it is taken only when a
+ * softirq waits; our posts take their own.  Other contexts: the core
+ * does it.
  *
  * The loop is ib_process_cq_direct()'s, but its array is not cleared:
  * the core's eight ib_wc are, at every call, by a kernel built with
@@ -648,7 +667,6 @@ static int kp_cq_process(struct kp_conn *c, int max)
 		max = room;
 	if (max <= 0)
 		return 0;
-	local_bh_disable();
 	while (n < max) {
 		b = min_t(int, max - n, ARRAY_SIZE(wcs));
 		k = ib_poll_cq(c->cq, b, wcs);
@@ -666,7 +684,10 @@ static int kp_cq_process(struct kp_conn *c, int max)
 		if (k < b)
 			break;	/* the device had no more */
 	}
-	local_bh_enable();
+	if (kp_softirq_pending()) {
+		local_bh_disable();
+		local_bh_enable();
+	}
 	return n;
 }
 
