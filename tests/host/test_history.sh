@@ -41,9 +41,9 @@ mkrun 20261122-k6.1.0-27 6.1.0-27 28.39.1000 60
 sleep 0.01; mkrun 20261108-fw27 6.1.0-26 28.27.1000 90
 rm -rf "$t/res/20261101-fw27"
 out=$(scripts/history --no-plot --test bw --size 65536 "$t/res" 2>&1)
-echo "$out" | grep -q '^history: 3 runs in ' && ! echo "$out" | grep -q 20261101 &&
-	echo "$out" | grep -q '^20261108-fw27  *90.00    1  ' &&
-	echo "$out" | grep -q '^20261122-k6.1.0-27  *60.00    1  6.1.0-27\* / mlx5_core / 28.39.1000$' &&
+grep -q '^history: 3 runs in ' <<< "$out" && ! grep -q 20261101 <<< "$out" &&
+	grep -q '^20261108-fw27  *90.00    1  ' <<< "$out" &&
+	grep -q '^20261122-k6.1.0-27  *60.00    1  6.1.0-27\* / mlx5_core / 28.39.1000$' <<< "$out" &&
 	ok follows-changes || ko follows-changes "$out"
 out=$(scripts/history "$t/res" 2>&1)
 [ "$(echo "$out" | grep -c '^krping_npu ')" = 2 ] && ok all-keys || ko all-keys "$out"

@@ -18,7 +18,7 @@ if ! /usr/bin/python3 -c 'import ClusterShell' 2>/dev/null; then
 fi
 out=$(/usr/bin/python3 tests/host/kptools/test_mesh.py 2>&1)
 echo "$out" | grep -E '^(PASS|FAIL) '
-echo "$out" | grep -q '^unit: end$' || ko unit "did not finish: $(echo "$out" | tail -3)"
+grep -q '^unit: end$' <<< "$out" || ko unit "did not finish: $(echo "$out" | tail -3)"
 
 # the dry run: exactly these rounds, server first, names as given
 want='round 1: npu01-npu04 npu02-npu03
@@ -28,7 +28,7 @@ out=$(scripts/mesh --nodes 'npu[01-04]' --dry-run 2>/dev/null)
 [ "$out" = "$want" ] && ok dry-run-4 || ko dry-run-4 "$out"
 out=$(scripts/mesh --nodes 'npu[01-16]' --dry-run 2>&1)
 [ "$(echo "$out" | grep -c '^round [0-9]*: \(npu[0-9][0-9]-npu[0-9][0-9] \)\{7\}npu[0-9][0-9]-npu[0-9][0-9]$')" = 15 ] &&
-	echo "$out" | grep -q '^mesh: 16 hosts, 120 pairs in 15 rounds$' && ok dry-run-16 || ko dry-run-16 "$out"
+	grep -q '^mesh: 16 hosts, 120 pairs in 15 rounds$' <<< "$out" && ok dry-run-16 || ko dry-run-16 "$out"
 out=$(scripts/mesh --nodes 'a,b,c' --pairs ring --dry-run 2>/dev/null)
 [ "$out" = "round 1: a-b
 round 2: b-c
