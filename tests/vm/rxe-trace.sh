@@ -5,8 +5,10 @@
 # trips of each; each count printed is what the second N added, divided
 # by N: the cost of a round trip with the connection's setup and teardown
 # cancelled.  Prints "KPTRACE tool key=value ..." lines (scripts/rxe-trace
-# makes the table).  The tracer slows what it traces: read the counts,
-# not the times.
+# makes the table).  The function tracer slows what it traces: with it,
+# read the counts, not the times; KP_TRACE_FUNCS=0 leaves it off, and the
+# times by kind of task and vCPU (run_us, wait_us) are then nearer an
+# untraced run's.
 . /lib/kp/lib.sh
 cp /root/kpwrite /usr/bin/kpwrite
 . /root/rxe-trace.env
@@ -21,27 +23,55 @@ kp_rxe_up || exit 1
 insmod $KP/krping_npu.ko || exit 1
 T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
-[ -w $T/set_ftrace_filter ] || { echo "KPTRACE-ERR no tracefs"; exit 1; }
+[ -w $T/trace ] || { echo "KPTRACE-ERR no tracefs"; exit 1; }
 echo 65536 > $T/buffer_size_kb
-echo ':mod:rdma_rxe' > $T/set_ftrace_filter || { echo "KPTRACE-ERR no rdma_rxe functions to trace"; exit 1; }
-echo function > $T/current_tracer
+# one clock for both vCPUs: a wait_us runs from a wake-up on one vCPU to
+# a switch-in that may be on the other
+echo global > $T/trace_clock 2>/dev/null || echo "KPTRACE-RES warning: no global trace clock: cross-vCPU waits use per-CPU clocks"
+# KP_TRACE_FUNCS=0: the events alone, so that times between them are
+# near what an untraced run spends (the function tracer slows rxe)
+if [ "${KP_TRACE_FUNCS:-1}" != 0 ]; then
+	echo ':mod:rdma_rxe' > $T/set_ftrace_filter || { echo "KPTRACE-ERR no rdma_rxe functions to trace"; exit 1; }
+	echo function > $T/current_tracer
+fi
 for e in sched/sched_switch sched/sched_wakeup irq/softirq_raise irq/softirq_entry \
-	 workqueue/workqueue_queue_work raw_syscalls/sys_enter; do
-	[ -e $T/events/$e/enable ] && echo 1 > $T/events/$e/enable
+	 workqueue/workqueue_queue_work raw_syscalls/sys_enter power/cpu_idle; do
+	if [ -e $T/events/$e/enable ]; then
+		echo 1 > $T/events/$e/enable
+	else
+		echo "KPTRACE-RES warning: no event $e: its counts are absent"
+	fi
 done
 echo 0 > $T/tracing_on
 
 # count FILE: what the trace holds, "key count" a line; system calls are
 # counted by the task that made them and their number too (sys:COMM:NR),
 # switches and wake-ups by the task they go to (switch_to:, wake:),
-# and the softirqs that ran in ksoftirqd apart (run_KIND@ksoftirqd)
+# and the softirqs that ran in ksoftirqd apart (run_KIND@ksoftirqd).
+# Times, in microseconds, by kind of task (kworker, idle, ksoftirqd,
+# tool: the client or server of either tool, other) and vCPU: run_us
+# from a task's switch-in to its switch-out, wait_us and waits from a
+# task's wake-up to its switch-in; idle_enter counts a vCPU's entries
+# into an idle state (cpu_idle), which a halted vCPU pays for on wake.
 count() {
 	awk '
+	function kind(comm) {
+		if (comm ~ /^kworker/) return "kworker"
+		if (comm ~ /^swapper/) return "idle"
+		if (comm ~ /^ksoftirqd/) return "ksoftirqd"
+		if (comm ~ /^(kpwrite|ib_)/) return "tool"
+		return "other"
+	}
+	function field(name,	v) {
+		v = $0; if (!sub(".*" name "=", "", v)) return ""
+		sub(/ .*/, "", v); return v
+	}
 	/^#/ { next }
 	{
 		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) break
 		if (i > NF) next
 		what = $(i + 1)
+		ts = $i; sub(/:$/, "", ts); ts += 0
 		# the vCPU it happened on ("[001]")
 		cpu = ""
 		for (j = 1; j < i; j++) if ($j ~ /^\[[0-9]+\]$/) { cpu = $j; gsub(/[^0-9]/, "", cpu); cpu = "@cpu" (cpu + 0); break }
@@ -49,6 +79,16 @@ count() {
 		if (what == "sched_switch:") {
 			c["switches"]++
 			c["switches" cpu]++
+			# the task switched out ran since the last switch here
+			pk = kind(field("prev_comm"))
+			if (cpu in last) c["run_us:" pk cpu] += (ts - last[cpu]) * 1e6
+			last[cpu] = ts
+			np = field("next_pid")
+			if (np in woke) {
+				c["wait_us:" wkind[np] cpu] += (ts - woke[np]) * 1e6
+				c["waits:" wkind[np] cpu]++
+				delete woke[np]
+			}
 			v = $0; sub(/.*next_comm=/, "", v); sub(/ next_pid=.*/, "", v)
 			sub(/\/[0-9]+$/, "", v); sub(/:[0-9]+$/, "", v)
 			c["switch_to:" v]++; next
@@ -56,8 +96,15 @@ count() {
 		if (what == "sched_wakeup:") {
 			c["wakeups"]++
 			v = $0; sub(/.*comm=/, "", v); sub(/ pid=.*/, "", v)
+			p = field("pid")
+			if (p != "" && !(p in woke)) { woke[p] = ts; wkind[p] = kind(v) }
 			sub(/\/[0-9]+$/, "", v); sub(/:[0-9]+$/, "", v)
 			c["wake:" v]++; next
+		}
+		# 4294967295 (-1) is the exit from idle, anything else an entry
+		if (what == "cpu_idle:") {
+			if (field("state") != "4294967295") c["idle_enter@cpu" (field("cpu_id") + 0)]++
+			next
 		}
 		# a system call by its task and number: the setup of a connection
 		# (sockets, rdma_cm) differs between runs, the post does not
@@ -82,7 +129,7 @@ count() {
 		if (what ~ /^(do_work|do_task|rxe_requester|rxe_responder|rxe_completer)$/)
 			c[what cpu]++
 	}
-	END { for (k in c) print k, c[k] }' $T/trace > "$1"
+	END { for (k in c) printf "%s %.1f\n", k, c[k] }' $T/trace > "$1"
 	grep -q . "$1" || echo "KPTRACE-ERR empty trace for $1"
 	# a trace that filled its buffer lost events: its counts are short
 	if grep -q "LOST" $T/trace; then echo "KPTRACE-RES warning: the trace lost events ($1): its counts are short"; fi
