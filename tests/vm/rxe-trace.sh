@@ -83,6 +83,9 @@ count() {
 			pk = kind(field("prev_comm"))
 			if (cpu in last) c["run_us:" pk cpu] += (ts - last[cpu]) * 1e6
 			last[cpu] = ts
+			# a task woken while it ran (or before the trace) was
+			# not waiting: its switch-out ends that wake-up
+			delete woke[field("prev_pid")]
 			np = field("next_pid")
 			if (np in woke) {
 				c["wait_us:" wkind[np] cpu] += (ts - woke[np]) * 1e6
