@@ -83,13 +83,14 @@ count() {
 			pk = kind(field("prev_comm"))
 			if (cpu in last) c["run_us:" pk cpu] += (ts - last[cpu]) * 1e6
 			last[cpu] = ts
-			# a task woken while it ran (or before the trace) was
-			# not waiting: its switch-out ends that wake-up
+			# a task woken while it ran was not waiting: its
+			# switch-out ends that wake-up
 			delete woke[field("prev_pid")]
 			np = field("next_pid")
 			if (np in woke) {
-				c["wait_us:" wkind[np] cpu] += (ts - woke[np]) * 1e6
-				c["waits:" wkind[np] cpu]++
+				nk = kind(field("next_comm"))
+				c["wait_us:" nk cpu] += (ts - woke[np]) * 1e6
+				c["waits:" nk cpu]++
 				delete woke[np]
 			}
 			v = $0; sub(/.*next_comm=/, "", v); sub(/ next_pid=.*/, "", v)
@@ -100,7 +101,7 @@ count() {
 			c["wakeups"]++
 			v = $0; sub(/.*comm=/, "", v); sub(/ pid=.*/, "", v)
 			p = field("pid")
-			if (p != "" && !(p in woke)) { woke[p] = ts; wkind[p] = kind(v) }
+			if (p != "" && !(p in woke)) woke[p] = ts
 			sub(/\/[0-9]+$/, "", v); sub(/:[0-9]+$/, "", v)
 			c["wake:" v]++; next
 		}
