@@ -240,8 +240,31 @@ theirs() {
 # ksoftirqd/0's, sampled from outside over WIN_S seconds of it once it
 # has streamed for a while (WIN_AT seconds in, perftest's margin more),
 # per GiB at the run's BW_average.  Neither tool's setup, handshake or
-# clock calibration falls in the window.
+# clock calibration falls in the window.  Both BW_average figures are
+# over the same span: perftest -D counts between margins of a quarter of
+# the duration each (its --margin default), so ours is taken between the
+# same two points of its run from its progress=1 reports (bw_margins);
+# its whole run's average stays beside it as BW_run.
 WIN_D=${KP_BENCH_WIN_D:-8} WIN_S=${KP_BENCH_WIN_S:-3} WIN_AT=2
+# bw_margins ID SIZE: test ID's MiB/s from its first progress report at
+# or past WIN_D/4 seconds to its first at or past WIN_D - WIN_D/4 (the
+# dmesg lines of kp_run_tick(), a second apart); nothing if either is
+# missing
+bw_margins() {
+	dmesg | awk -v id="krping_npu $1:" -v s="$2" -v a="$((WIN_D / 4))" -v b="$((WIN_D - WIN_D / 4))" '
+		index($0, id " progress: bw ") {
+			n = split($0, f, " "); it = ""; el = ""
+			for (i = 1; i <= n; i++) {
+				split(f[i], kv, "=")
+				if (kv[1] == "iterations") it = kv[2]
+				if (kv[1] == "elapsed[s]") el = kv[2]
+			}
+			if (el == "") next
+			if (e0 == "" && el + 0 >= a) { e0 = el; i0 = it }
+			else if (e0 != "" && e1 == "" && el + 0 >= b) { e1 = el; i1 = it }
+		}
+		END { if (e1 != "" && e1 + 0 > e0 + 0) printf "%.2f", (i1 - i0) * s / 1048576 / (e1 - e0) }'
+}
 # (softirq0: ksoftirqd/0, and with IRQ_TIME_ACCOUNTING the softirq time
 # that kernel keeps out of every task's, the task's included)
 win_ns() { echo "$(cut -d' ' -f1 /proc/$1/schedstat) $(softirq0 | awk '{ printf "%.0f", $1 * 1e9 }')"; }
@@ -264,7 +287,7 @@ win() {
 	PORT=$((PORT + 1))
 	if [ "$tool" = ours ]; then
 		kp_serve "server,addr=$A,port=$PORT,inline=$INL"
-		taskset 1 kpwrite "client,addr=$A,port=$PORT,bw,size=$size,duration=$WIN_D,txdepth=$TXD,inline=$INL,cq_mod=$(cqm "$size")" > /tmp/win.out 2>&1 &
+		taskset 1 kpwrite "client,addr=$A,port=$PORT,bw,size=$size,duration=$WIN_D,txdepth=$TXD,inline=$INL,cq_mod=$(cqm "$size"),progress=1" > /tmp/win.out 2>&1 &
 		at=$WIN_AT
 	else
 		extra="-t $TXD -Q $(cqm "$size")"
@@ -283,10 +306,12 @@ win() {
 	wait $cp
 	wait $spid
 	if [ "$tool" = ours ]; then
-		r=$(kp_res "$(kp_new_id "$base" client)")
-		bw=$(kp_num "$r" 'BW_average[MiB/sec]')
-		[ -n "$bw" ] || { echo "KPBENCH-ERR krping_npu bw-win $size: $(cat /tmp/win.out) $r"; return; }
-		echo "KPBENCH krping_npu bw-win $size $(echo "$r" | cut -d' ' -f2- | sed 's/ CPU\[s\/GiB\]=[^ ]*//') CPU[s/GiB]=$(win_cps "$s0" "$s1" "$bw") $(win_all "$b0" "$b1" "$bw")"
+		id=$(kp_new_id "$base" client)
+		r=$(kp_res "$id")
+		run=$(kp_num "$r" 'BW_average[MiB/sec]')
+		bw=$(bw_margins "$id" "$size")
+		[ -n "$run" ] && [ -n "$bw" ] || { echo "KPBENCH-ERR krping_npu bw-win $size: no figure between the margins ($(dmesg | grep -c "krping_npu $id: progress:") progress reports): $(cat /tmp/win.out) $r"; return; }
+		echo "KPBENCH krping_npu bw-win $size $(echo "$r" | cut -d' ' -f2- | sed 's/ CPU\[s\/GiB\]=[^ ]*//; s/ BW_average\[MiB\/sec\]=[^ ]*/ BW_average[MiB\/sec]='"$bw"' BW_run[MiB\/sec]='"$run"'/') CPU[s/GiB]=$(win_cps "$s0" "$s1" "$bw") $(win_all "$b0" "$b1" "$bw")"
 	else
 		row=$(awk -v s="$size" '$1 == s && NF >= 5 { print; exit }' /tmp/win.out)
 		[ -n "$row" ] || { echo "KPBENCH-ERR ib_write_bw bw-win $size: no result row"; sed 's/^/KPBENCH-ERR   /' /tmp/win.out | tail -5; return; }
