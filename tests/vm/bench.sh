@@ -239,9 +239,9 @@ theirs() {
 # user and system, and the softirq work run on its back) plus
 # ksoftirqd/0's, sampled from outside over WIN_S seconds of it once it
 # has streamed for a while (WIN_AT seconds in, perftest's margin more),
-# per GiB at the run's BW_average.  Neither tool's setup, handshake or
+# per GiB at its BW_average.  Neither tool's setup, handshake or
 # clock calibration falls in the window.  Both BW_average figures are
-# over the same span: perftest -D counts between margins of a quarter of
+# over the same span of their runs: perftest -D counts between margins of a quarter of
 # the duration each (its --margin default), so ours is taken between the
 # same two points of its run from its progress=1 reports (bw_margins);
 # its whole run's average stays beside it as BW_run.
