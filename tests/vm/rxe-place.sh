@@ -4,6 +4,8 @@
 # sits on CPU 1.  An item the scheduler places on CPU 0 waits for the
 # poll to yield.  For each run: its figure, the do_work items that ran on
 # each CPU, and the switches to a kworker there ("KPPLACE" lines).
+# With STREAMS (KP_PLACE_STREAMS): 8 s streams of SIZE instead, each
+# split over 2 s by vCPU, kind of task and rxe task ("KPPLACE-SPLIT").
 . /lib/kp/lib.sh
 cp /root/kpwrite /usr/bin/kpwrite
 . /root/rxe-place.env
@@ -60,6 +62,160 @@ theirs() {
 	wait
 	place "$1-$2" "$4=$(awk -v s=$2 -v col=$([ $4 = BW_average ] && echo 4 || echo 5) '$1 == s && NF >= 5 { print $col; exit }' /tmp/pt-cli.out)"
 }
+
+# The split of a stream's 2 s (STREAMS): the events of every switch,
+# wake-up and rxe work item, summed per vCPU by awk in the VM.
+split_on() {
+	echo 0 > $T/tracing_on
+	echo global > $T/trace_clock
+	for e in sched/sched_wakeup workqueue/workqueue_queue_work workqueue/workqueue_execute_end; do
+		echo 1 > $T/events/$e/enable
+	done
+	# which of a QP's two tasks an item is: the function it calls
+	printf 'rxe_sender\nrxe_receiver\n' > $T/set_ftrace_filter 2>/dev/null &&
+		echo function > $T/current_tracer ||
+		echo "KPPLACE-MARK no rxe_sender/rxe_receiver to trace: tasks unnamed"
+}
+HW=/sys/class/infiniband/rxe0/ports/1/hw_counters
+hw() { for f in $HW/*; do printf '%s=%s ' "${f##*/}" "$(cat "$f")"; done; }
+# hwd "A" "B": the counters that moved from snapshot A to B
+hwd() {
+	echo "$1 $2" | awk '{ n = NF / 2; for (i = 1; i <= n; i++) { split($i, a, "="); split($(i + n), b, "=")
+		if (b[2] != a[2]) printf " hw_%s=%d", a[1], b[2] - a[2] } }'
+}
+split_win() {
+	h0=$(hw)
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+	echo "KPPLACE-MARK start $1"
+	sleep 2
+	echo 0 > $T/tracing_on
+	echo "KPPLACE-MARK stop $1"
+	h1=$(hw)
+}
+# split_sum: per vCPU, the share of the window each kind of task ran
+# (tool: either tool's client or server; kworker; idle; other), the
+# kworkers' wake-up waits there (count, ms); then rxe's tasks (a QP's
+# send or receive task: one work struct each), busiest first, with the
+# items each ran and its share of each vCPU, and the vCPU that queued them
+split_sum() {
+	awk '
+	function kind(comm) {
+		if (comm ~ /^kworker/) return "kworker"
+		if (comm ~ /^swapper/) return "idle"
+		if (comm ~ /^(kpwrite|ib_)/) return "tool"
+		return "other"
+	}
+	function field(name,	v) { v = $0; if (!sub(".*" name "=", "", v)) return ""; sub(/ .*/, "", v); return v }
+	function work(	v) { v = $0; sub(/.*work struct[= ]/, "", v); sub(/[: ].*/, "", v); if (!(v in id)) { id[v] = ++nt; tot[nt] = 0 } return id[v] }
+	/^#/ { next }
+	{
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) break
+		if (i > NF) next
+		ts = $i; sub(/:$/, "", ts); ts += 0
+		if (t0 == "") t0 = ts
+		t1 = ts
+		cpu = 0
+		for (j = 1; j < i; j++) if ($j ~ /^\[[0-9]+\]$/) { cpu = substr($j, 2, length($j) - 2) + 0; break }
+		what = $(i + 1)
+		if (what == "sched_switch:") {
+			if (cpu in last) run[kind(field("prev_comm")), cpu] += ts - last[cpu]
+			last[cpu] = ts
+			np = field("next_pid")
+			if (np in woke) { wait[cpu] += ts - woke[np]; waits[cpu]++; delete woke[np] }
+		} else if (what == "sched_wakeup:") {
+			p = field("pid")
+			if (field("comm") ~ /^kworker/ && !(p in woke)) woke[p] = ts
+		} else if (what == "workqueue_queue_work:" && / function=do_work /) {
+			w = work(); queued[w, cpu]++; qcpu[w] = cpu
+		} else if (what == "workqueue_execute_start:" && / function do_work/) {
+			w = work(); cur[cpu] = w; start[cpu] = ts; items[w, cpu]++
+			# rxe queues a task only when idle: each item has one queueing
+			if (w in qcpu) { moved[w, qcpu[w], cpu]++; delete qcpu[w] }
+		} else if ((what == "rxe_sender" || what == "rxe_receiver") && (cpu in cur)) {
+			fn[cur[cpu], what]++
+		} else if (what == "workqueue_execute_end:" && / function do_work/) {
+			# an item already running when the window opened ran from then
+			if (cpu in cur) { w = cur[cpu]; b = start[cpu] } else if (!(cpu in ended)) { w = work(); b = t0 } else next
+			busy[w, cpu] += ts - b; tot[w] += ts - b; delete cur[cpu]; ended[cpu] = 1
+		}
+	}
+	END {
+		# and one still running when it closed, up to then
+		for (c in cur) { busy[cur[c], c] += t1 - start[c]; tot[cur[c]] += t1 - start[c] }
+		span = t1 - t0; if (span <= 0) span = 1
+		line = sprintf("span_s=%.2f", span)
+		for (c = 0; c <= 1; c++)
+			line = line sprintf(" cpu%d_tool=%.0f%% cpu%d_kworker=%.0f%% cpu%d_idle=%.0f%% cpu%d_other=%.0f%% cpu%d_kworker_waits=%d/%.0fms",
+				c, 100 * run["tool", c] / span, c, 100 * run["kworker", c] / span, c, 100 * run["idle", c] / span,
+				c, 100 * run["other", c] / span, c, waits[c], 1000 * wait[c])
+		# rxe tasks, busiest first (the two that move the data)
+		for (r = 1; r <= 2; r++) {
+			best = 0
+			for (w = 1; w <= nt; w++) if (!(w in done) && (!best || tot[w] > tot[best])) best = w
+			if (!best) break
+			done[best] = 1
+			name = fn[best, "rxe_sender"] > fn[best, "rxe_receiver"] ? "send" : fn[best, "rxe_receiver"] ? "recv" : "unnamed"
+			line = line sprintf(" task%d=%s", r, name)
+			for (c = 0; c <= 1; c++)
+				line = line sprintf(" task%d_cpu%d=%d/%.0f%% task%d_queued_cpu%d=%d", r, c, items[best, c], 100 * busy[best, c] / span, r, c, queued[best, c])
+			# items queued on one vCPU that ran on which
+			line = line sprintf(" task%d_queued0_ran0,1=%d,%d task%d_queued1_ran0,1=%d,%d", r, moved[best, 0, 0], moved[best, 0, 1], r, moved[best, 1, 0], moved[best, 1, 1])
+		}
+		print line
+	}' $T/trace
+}
+# bw_span ID SIZE FROM TO: test ID's MiB/s between its first progress
+# reports at or past FROM and TO seconds
+bw_span() {
+	dmesg | awk -v id="krping_npu $1:" -v s="$2" -v a="$3" -v b="$4" 'index($0, id " progress: ") {
+		n = split($0, f, " "); it = ""; el = ""
+		for (i = 1; i <= n; i++) { split(f[i], kv, "="); if (kv[1] == "iterations") it = kv[2]; if (kv[1] == "elapsed[s]") el = kv[2] }
+		if (el == "") next
+		if (e0 == "" && el + 0 >= a) { e0 = el; i0 = it } else if (e0 != "" && e1 == "" && el + 0 >= b) { e1 = el; i1 = it } }
+		END { if (e1 != "" && e1 + 0 > e0 + 0) printf "%.2f", (i1 - i0) * s / 1048576 / (e1 - e0) }'
+}
+split_ours() {
+	PORT=$((PORT + 1))
+	kp_serve "server,addr=$A,port=$PORT,inline=0"
+	taskset 1 kpwrite "client,addr=$A,port=$PORT,$1,size=$SIZE,duration=8,txdepth=64,inline=0,cq_mod=1,progress=1" > /tmp/win.out 2>&1 &
+	cp=$!
+	sleep 3
+	split_win "krping_npu-$1 $2"
+	wait $cp
+	wait $spid
+	id=$(kp_new_id "$base" client)
+	echo "KPPLACE-SPLIT krping_npu-$1 rep=$2 MiB/s_2-6s=$(bw_span "$id" "$SIZE" 2 6) MiB/s_3-5s=$(bw_span "$id" "$SIZE" 3 5) $(split_sum)$(hwd "$h0" "$h1")"
+}
+split_theirs() {
+	PORT=$((PORT + 1))
+	timeout 60 taskset 2 $1 -d rxe0 -x 1 -p $PORT -D 8 -s "$SIZE" -t 64 -Q 1 > /tmp/pt-srv.out 2>&1 &
+	sp=$!
+	sleep 1
+	timeout 60 taskset 1 $1 -d rxe0 -x 1 -p $PORT -D 8 -s "$SIZE" -t 64 -Q 1 127.0.0.1 > /tmp/pt-cli.out 2>&1 &
+	cp=$!
+	sleep 4
+	split_win "$1 $3"
+	wait $cp
+	wait $sp
+	echo "KPPLACE-SPLIT $1 rep=$3 MiB/s_2-6s=$(awk -v s="$SIZE" '$1 == s && NF >= 5 { print $4; exit }' /tmp/pt-cli.out) $(split_sum)$(hwd "$h0" "$h1")"
+}
+
+# streams: per run, MODE's stream (ours, then its perftest twin) for
+# 8 s, as bench's bw-win; a 2 s trace from 3 s into ours and 4 s into
+# perftest's client (past its start-up and 2 s margin)
+if [ -n "${STREAMS:-}" ]; then
+	split_on
+	r=0
+	while [ $r -lt "$REPS" ]; do
+		for m in $STREAMS; do
+			split_ours "$m" $r
+			case $m in bw,read) split_theirs ib_read_bw "$m" $r ;; *) split_theirs ib_write_bw "$m" $r ;; esac
+		done
+		r=$((r + 1))
+	done
+	exit 0
+fi
 
 r=0
 while [ $r -lt "$REPS" ]; do
