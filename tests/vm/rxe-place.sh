@@ -97,7 +97,9 @@ split_win() {
 # (tool: either tool's client or server; kworker; idle; other), the
 # kworkers' wake-up waits there (count, ms); then rxe's tasks (a QP's
 # send or receive task: one work struct each), busiest first, with the
-# items each ran and its share of each vCPU, and the vCPU that queued them
+# items each ran and its share of each vCPU (an item's time from its start
+# to its end there: voluntary preemption runs nothing else in between),
+# and the vCPU that queued them
 split_sum() {
 	awk '
 	function kind(comm) {
