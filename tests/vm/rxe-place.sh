@@ -98,7 +98,7 @@ split_win() {
 # kworkers' wake-up waits there (count, ms); then rxe's tasks (a QP's
 # send or receive task: one work struct each), busiest first, with the
 # items each ran and its share of each vCPU (an item's time from its start
-# to its end there: voluntary preemption runs nothing else in between),
+# to its end there: voluntary preemption switches no other task in between),
 # and the vCPU that queued them
 split_sum() {
 	awk '
