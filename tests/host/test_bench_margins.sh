@@ -11,8 +11,10 @@ trap 'rm -rf "$t"' EXIT
 ok() { echo "PASS bench-margins-$1"; }
 ko() { echo "FAIL bench-margins-$1: $2"; }
 
-sed -n '/^bw_margins() {/,/^}/p' tests/vm/bench.sh > "$t/fn.sh"
-grep -q 'dmesg | awk' "$t/fn.sh" || { ko extract "no bw_margins() reading dmesg in tests/vm/bench.sh"; exit 0; }
+# bw_margins() out of bench.sh, and kp_bw_span(), which it calls, out of lib.sh
+{ sed -n '/^kp_bw_span() {/,/^}/p' tests/vm/lib.sh; grep '^bw_margins() ' tests/vm/bench.sh; } > "$t/fn.sh"
+grep -q 'dmesg | awk' "$t/fn.sh" && grep -q '^bw_margins() .*kp_bw_span' "$t/fn.sh" ||
+	{ ko extract "no bw_margins() calling a kp_bw_span() that reads dmesg (tests/vm/bench.sh, lib.sh)"; exit 0; }
 rep() {	# TIME ID ITERATIONS ELAPSED [MODE]: one kp_run_tick() line
 	printf '[%12s] krping_npu %s: progress: %s #bytes=4096 iterations=%s elapsed[s]=%s BW[MiB/sec]=1.00 errors=0\n' \
 		"$1" "$2" "${5:-bw}" "$3" "$4"

@@ -246,25 +246,10 @@ theirs() {
 # same two points of its run from its progress=1 reports (bw_margins);
 # its whole run's average stays beside it as BW_run.
 WIN_D=${KP_BENCH_WIN_D:-8} WIN_S=${KP_BENCH_WIN_S:-3} WIN_AT=2
-# bw_margins ID SIZE: test ID's MiB/s from its first progress report at
-# or past WIN_D/4 seconds to its first at or past WIN_D - WIN_D/4 (the
-# dmesg lines of kp_run_tick(), a second apart); nothing if either is
+# bw_margins ID SIZE: test ID's MiB/s between its bw progress reports at
+# WIN_D/4 and WIN_D - WIN_D/4 seconds (kp_bw_span); nothing if either is
 # missing
-bw_margins() {
-	dmesg | awk -v id="krping_npu $1:" -v s="$2" -v a="$((WIN_D / 4))" -v b="$((WIN_D - WIN_D / 4))" '
-		index($0, id " progress: bw ") {
-			n = split($0, f, " "); it = ""; el = ""
-			for (i = 1; i <= n; i++) {
-				split(f[i], kv, "=")
-				if (kv[1] == "iterations") it = kv[2]
-				if (kv[1] == "elapsed[s]") el = kv[2]
-			}
-			if (el == "") next
-			if (e0 == "" && el + 0 >= a) { e0 = el; i0 = it }
-			else if (e0 != "" && e1 == "" && el + 0 >= b) { e1 = el; i1 = it }
-		}
-		END { if (e1 != "" && e1 + 0 > e0 + 0) printf "%.2f", (i1 - i0) * s / 1048576 / (e1 - e0) }'
-}
+bw_margins() { kp_bw_span "$1" "$2" $((WIN_D / 4)) $((WIN_D - WIN_D / 4)) bw; }
 # (softirq0: ksoftirqd/0, and with IRQ_TIME_ACCOUNTING the softirq time
 # that kernel keeps out of every task's, the task's included)
 win_ns() { echo "$(cut -d' ' -f1 /proc/$1/schedstat) $(softirq0 | awk '{ printf "%.0f", $1 * 1e9 }')"; }

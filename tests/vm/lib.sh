@@ -137,6 +137,26 @@ kp_num() {
 	echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2; exit }'
 }
 
+# kp_bw_span ID SIZE FROM TO MODE: test ID's MiB/s from its first MODE
+# progress report at or past FROM seconds to its first at or past TO (the
+# dmesg lines of kp_run_tick(), a second apart); nothing if either is
+# missing
+kp_bw_span() {
+	dmesg | awk -v id="krping_npu $1:" -v s="$2" -v a="$3" -v b="$4" -v m="$5" '
+		index($0, id " progress: " m " ") {
+			n = split($0, f, " "); it = ""; el = ""
+			for (i = 1; i <= n; i++) {
+				split(f[i], kv, "=")
+				if (kv[1] == "iterations") it = kv[2]
+				if (kv[1] == "elapsed[s]") el = kv[2]
+			}
+			if (el == "") next
+			if (e0 == "" && el + 0 >= a) { e0 = el; i0 = it }
+			else if (e0 != "" && e1 == "" && el + 0 >= b) { e1 = el; i1 = it }
+		}
+		END { if (e1 != "" && e1 + 0 > e0 + 0) printf "%.2f", (i1 - i0) * s / 1048576 / (e1 - e0) }'
+}
+
 # kp_new_id BASE ROLE: the id of the first record above BASE with ROLE.
 kp_new_id() {
 	awk -v b="$1" -v r="$2" '$1 ~ /^[0-9]+$/ && $1 > b && $2 == r { print $1; exit }' \

@@ -167,16 +167,6 @@ split_sum() {
 		print line
 	}' $T/trace
 }
-# bw_span ID SIZE FROM TO: test ID's MiB/s between its first progress
-# reports at or past FROM and TO seconds
-bw_span() {
-	dmesg | awk -v id="krping_npu $1:" -v s="$2" -v a="$3" -v b="$4" 'index($0, id " progress: ") {
-		n = split($0, f, " "); it = ""; el = ""
-		for (i = 1; i <= n; i++) { split(f[i], kv, "="); if (kv[1] == "iterations") it = kv[2]; if (kv[1] == "elapsed[s]") el = kv[2] }
-		if (el == "") next
-		if (e0 == "" && el + 0 >= a) { e0 = el; i0 = it } else if (e0 != "" && e1 == "" && el + 0 >= b) { e1 = el; i1 = it } }
-		END { if (e1 != "" && e1 + 0 > e0 + 0) printf "%.2f", (i1 - i0) * s / 1048576 / (e1 - e0) }'
-}
 split_ours() {
 	PORT=$((PORT + 1))
 	kp_serve "server,addr=$A,port=$PORT,inline=0"
@@ -187,7 +177,9 @@ split_ours() {
 	wait $cp
 	wait $spid
 	id=$(kp_new_id "$base" client)
-	echo "KPPLACE-SPLIT krping_npu-$1 rep=$2 MiB/s_2-6s=$(bw_span "$id" "$SIZE" 2 6) MiB/s_3-5s=$(bw_span "$id" "$SIZE" 3 5) $(split_sum)$(hwd "$h0" "$h1")"
+	# the progress reports' mode name: bw or bw_read
+	pm=$(echo "$1" | tr , _)
+	echo "KPPLACE-SPLIT krping_npu-$1 rep=$2 MiB/s_2-6s=$(kp_bw_span "$id" "$SIZE" 2 6 "$pm") MiB/s_3-5s=$(kp_bw_span "$id" "$SIZE" 3 5 "$pm") $(split_sum)$(hwd "$h0" "$h1")"
 }
 split_theirs() {
 	PORT=$((PORT + 1))
