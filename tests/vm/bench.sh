@@ -71,11 +71,17 @@ cpus_busy() {
 # /tmp/busy0 and /tmp/busy1 (kp_pair runs the client in a subshell)
 busy_run() {
 	cpus_busy > /tmp/busy0
+	mark start
 	"$@"
 	rc=$?
+	mark end
 	cpus_busy > /tmp/busy1
 	return $rc
 }
+# mark start|end: where a run's measured part begins and ends, on the
+# console (stderr: busy_run's output is captured), for the host's
+# share of each vCPU over it (scripts/bench, host_join)
+mark() { echo "KPBENCH-MARK $1" >&2; }
 busy_pct() {
 	echo "$1 $2" | awk '{ printf "cpu0_busy=%.0f cpu1_busy=%.0f", ($6 > $2) ? 100 * ($5 - $1) / ($6 - $2) : 0,
 		($8 > $4) ? 100 * ($7 - $3) / ($8 - $4) : 0 }'
@@ -187,9 +193,11 @@ theirs() {
 	# a latency client prints every sample too (-U), for its stalls
 	cx=
 	case $mode in bw*) ;; *) cx=-U ;; esac
+	mark start
 	cpu=$(sh -c "timeout $PT_TMO taskset 1 $tool -d rxe0 -x 1 -p $PORT -n $n -s $size $extra $cx 127.0.0.1 > /tmp/pt-cli.out 2>&1; echo \$? > /tmp/pt-cli.rc; times" |
 	      tail -1 | awk '{ n = split($0, f, /[ms ]+/); t = 0
 		for (i = 1; i + 1 <= n; i += 2) if (f[i] != "") t += f[i] * 60 + f[i + 1]; print t }')
+	mark end
 	sq1=$(softirq0)
 	b1=$(cpus_busy)
 	wait $sp
@@ -286,7 +294,9 @@ win() {
 	cp=$!
 	sleep $at
 	s0=$(win_ns $cp) b0=$(cpus_busy)
+	mark start
 	sleep $WIN_S
+	mark end
 	s1=$(win_ns $cp) b1=$(cpus_busy)
 	wait $cp
 	wait $spid

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Host test of scripts/bench's host_join: each result line of a boot's
+# console gets the host share of qemu's vCPU threads over its own run,
+# from synthetic samples (time, console size, qemu pid, ticks by vCPU)
+# of the cases it must get right: a boot that died and was booted again,
+# qemu's pid changing, an error line closing a run, and only the
+# intervals wholly inside a run, which its marks bound where it has
+# them.  Prints "PASS/FAIL/SKIP name".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+ok() { echo "PASS bench-host-$1"; }
+ko() { echo "FAIL bench-host-$1: $2"; }
+
+sed -n '/^host_join() {/,/^}/p' scripts/bench > "$t/fn.sh"
+grep -q "awk '" "$t/fn.sh" || { ko extract "no host_join() with an awk in scripts/bench"; exit 0; }
+# the console, CRLF as the serial port writes it; each line's end offset
+# is on its right
+printf '%s\r\n' \
+	"KPVM-BOOT" \
+	"KPBENCH env kernel=x" \
+	"setting up" \
+	"KPBENCH krping_npu wlat 64 t_typical[usec]=5" \
+	"KPBENCH ib_write_lat wlat 64 t_typical[usec]=6" \
+	"KPBENCH-ERR ib_read_lat rlat 64: killed" \
+	"KPBENCH krping_npu rlat 64 t_typical[usec]=9" \
+	"setup" \
+	"KPBENCH-MARK start" \
+	"streaming" \
+	"KPBENCH-MARK end" \
+	"KPBENCH ib_write_bw bw-win 65536 BW_average[MiB/sec]=99" > "$t/log"
+#	11 33 45 91 139 180 226 233 253 264 282 339
+# The first boot (qemu pid 5) died at 500 bytes: its samples must not
+# count (those at 35 and 40 bytes would make an interval of wlat's run).
+# Then:
+# - wlat (33..45): 3 samples in it, 2 whole intervals, 1 s: 70 and 30
+#   ticks.  The interval from 32 bytes starts before it; the one to 46
+#   ends after it.
+# - ib_write_lat (91..91): no sample; n/a.
+# - ERR (139..139) closes that run; the rlat run spans 180..180: two
+#   samples at 180 across a pid change (a second qemu), so n/a.
+# - bw-win spans its marks, 253..264, not 226..282: the intervals at
+#   233..253 (setup) and 264..282 (after the window) are left out.
+cat > "$t/s" <<'S'
+0.5 35 5 0=0 1=0
+1.0 40 5 0=50 1=50
+1.5 500 5 0=90 1=90
+2.0 20 7 0=0 1=0
+2.5 32 7 0=10 1=10
+3.0 33 7 0=50 1=20
+3.5 40 7 0=80 1=40
+4.0 45 7 0=120 1=50
+4.5 46 7 0=170 1=51
+5.0 139 7 0=200 1=60
+5.5 180 7 0=250 1=70
+6.0 180 8 0=10 1=10
+6.5 226 8 0=60 1=20
+7.0 233 8 0=60 1=20
+7.5 253 8 0=65 1=25
+8.0 260 8 0=115 1=60
+8.5 264 8 0=160 1=95
+9.0 282 8 0=200 1=100
+9.5 337 8 0=250 1=150
+S
+want=$(printf '%s\n' \
+	"KPVM-BOOT" \
+	"KPBENCH env kernel=x" \
+	"setting up" \
+	"KPBENCH krping_npu wlat 64 t_typical[usec]=5 host_vcpu=70,30 host_s=1.0" \
+	"KPBENCH ib_write_lat wlat 64 t_typical[usec]=6 host_vcpu=n/a" \
+	"KPBENCH-ERR ib_read_lat rlat 64: killed" \
+	"KPBENCH krping_npu rlat 64 t_typical[usec]=9 host_vcpu=n/a" \
+	"setup" \
+	"KPBENCH-MARK start" \
+	"streaming" \
+	"KPBENCH-MARK end" \
+	"KPBENCH ib_write_bw bw-win 65536 BW_average[MiB/sec]=99 host_vcpu=95,70 host_s=1.0")
+got=$(. "$t/fn.sh"; host_join "$t/s" "$t/log" | tr -d '\r')
+[ "$got" = "$want" ] && ok join || ko join "got: $(echo "$got" | grep host_vcpu | tr '\n' ';')"
