@@ -79,3 +79,8 @@ want=$(printf '%s\n' \
 	"KPBENCH ib_write_bw bw-win 65536 BW_average[MiB/sec]=99 host_vcpu=95,70 host_s=1.0")
 got=$(. "$t/fn.sh"; host_join "$t/s" "$t/log" | tr -d '\r')
 [ "$got" = "$want" ] && ok join || ko join "got: $(echo "$got" | grep host_vcpu | tr '\n' ';')"
+# a boot that ended before the first sample: the console whole, no figures
+: > "$t/none"
+want=$(echo "$want" | sed 's/ host_vcpu=.*/ host_vcpu=n\/a/')
+got=$(. "$t/fn.sh"; host_join "$t/none" "$t/log" | tr -d '\r')
+[ "$got" = "$want" ] && ok no-samples || ko no-samples "got $(echo "$got" | wc -l) lines: $(echo "$got" | head -3 | tr '\n' ';')"
