@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Host test of scripts/bench's host_join: each result line of a boot's
 # console gets the host share of qemu's vCPU threads over its own run,
-# from synthetic samples (time, console size, qemu pid, ticks by vCPU)
+# and the host's stolen time, from synthetic samples (time, console
+# size, qemu pid, stolen ticks, ticks by vCPU)
 # of the cases it must get right: a boot that died and was booted again,
 # qemu's pid changing, an error line closing a run, and only the
 # intervals wholly inside a run, which its marks bound where it has
@@ -36,39 +37,40 @@ printf '%s\r\n' \
 # count (those at 35 and 40 bytes would make an interval of wlat's run).
 # Then:
 # - wlat (33..45): 3 samples in it, 2 whole intervals, 1 s: 70 and 30
-#   ticks.  The interval from 32 bytes starts before it; the one to 46
+#   ticks, and 8 stolen.  The interval from 32 bytes starts before it; the one to 46
 #   ends after it.
 # - ib_write_lat (91..91): no sample; n/a.
 # - ERR (139..139) closes that run; the rlat run spans 180..180: two
 #   samples at 180 across a pid change (a second qemu), so n/a.
 # - bw-win spans its marks, 253..264, not 226..282: the intervals at
-#   233..253 (setup) and 264..282 (after the window) are left out.
+#   233..253 (setup) and 264..282 (after the window) are left out, and
+#   their steal with them (2 ticks stolen inside).
 cat > "$t/s" <<'S'
-0.5 35 5 0=0 1=0
-1.0 40 5 0=50 1=50
-1.5 500 5 0=90 1=90
-2.0 20 7 0=0 1=0
-2.5 32 7 0=10 1=10
-3.0 33 7 0=50 1=20
-3.5 40 7 0=80 1=40
-4.0 45 7 0=120 1=50
-4.5 46 7 0=170 1=51
-5.0 139 7 0=200 1=60
-5.5 180 7 0=250 1=70
-6.0 180 8 0=10 1=10
-6.5 226 8 0=60 1=20
-7.0 233 8 0=60 1=20
-7.5 253 8 0=65 1=25
-8.0 260 8 0=115 1=60
-8.5 264 8 0=160 1=95
-9.0 282 8 0=200 1=100
-9.5 337 8 0=250 1=150
+0.5 35 5 st=0 0=0 1=0
+1.0 40 5 st=50 0=50 1=50
+1.5 500 5 st=90 0=90 1=90
+2.0 20 7 st=90 0=0 1=0
+2.5 32 7 st=95 0=10 1=10
+3.0 33 7 st=100 0=50 1=20
+3.5 40 7 st=104 0=80 1=40
+4.0 45 7 st=108 0=120 1=50
+4.5 46 7 st=150 0=170 1=51
+5.0 139 7 st=150 0=200 1=60
+5.5 180 7 st=150 0=250 1=70
+6.0 180 8 st=150 0=10 1=10
+6.5 226 8 st=150 0=60 1=20
+7.0 233 8 st=180 0=60 1=20
+7.5 253 8 st=200 0=65 1=25
+8.0 260 8 st=201 0=115 1=60
+8.5 264 8 st=202 0=160 1=95
+9.0 282 8 st=260 0=200 1=100
+9.5 337 8 st=300 0=250 1=150
 S
 want=$(printf '%s\n' \
 	"KPVM-BOOT" \
 	"KPBENCH env kernel=x" \
 	"setting up" \
-	"KPBENCH krping_npu wlat 64 t_typical[usec]=5 host_vcpu=70,30 host_s=1.0" \
+	"KPBENCH krping_npu wlat 64 t_typical[usec]=5 host_vcpu=70,30 host_steal=8 host_s=1.0" \
 	"KPBENCH ib_write_lat wlat 64 t_typical[usec]=6 host_vcpu=n/a" \
 	"KPBENCH-ERR ib_read_lat rlat 64: killed" \
 	"KPBENCH krping_npu rlat 64 t_typical[usec]=9 host_vcpu=n/a" \
@@ -76,7 +78,7 @@ want=$(printf '%s\n' \
 	"KPBENCH-MARK start" \
 	"streaming" \
 	"KPBENCH-MARK end" \
-	"KPBENCH ib_write_bw bw-win 65536 BW_average[MiB/sec]=99 host_vcpu=95,70 host_s=1.0")
+	"KPBENCH ib_write_bw bw-win 65536 BW_average[MiB/sec]=99 host_vcpu=95,70 host_steal=2 host_s=1.0")
 got=$(. "$t/fn.sh"; host_join "$t/s" "$t/log" | tr -d '\r')
 [ "$got" = "$want" ] && ok join || ko join "got: $(echo "$got" | grep host_vcpu | tr '\n' ';')"
 # a boot that ended before the first sample: the console whole, no figures
