@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Host test of scripts/bench's host_join: each result line of a boot's
-# console gets the host share of qemu's vCPU threads over its own run,
+# Host test of scripts/bench: host_join, and the paired ratio of its report.
+# host_join: each result line of a boot's console gets the host share of qemu's vCPU threads over its own run,
 # and the host's stolen time.  Synthetic samples (time, console size,
 # qemu pid, stolen ticks, ticks by vCPU) hold the cases it must get
 # right: a boot that died and was booted again, qemu's pid changing, an
-# error line closing a run, an env line inside one not closing it, and
-# only the intervals wholly inside a run, which its marks bound where it
+# error line closing a run, an env line inside one not closing it, a
+# rep line taking no figure, and only the intervals wholly inside a run, which its marks bound where it
 # has them.  Prints "PASS/FAIL/SKIP name".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,8 +32,10 @@ printf '%s\r\n' \
 	"streaming" \
 	"KPBENCH-MARK end" \
 	"KPBENCH env perftest_inline=disabled_by_perftest" \
-	"KPBENCH ib_write_bw bw-win 65536 BW_average[MiB/sec]=99" > "$t/log"
-#	11 33 45 91 139 180 226 233 253 264 282 332 389
+	"KPBENCH ib_write_bw bw-win 65536 BW_average[MiB/sec]=99" \
+	"setup 2" \
+	"KPBENCH rep 2" > "$t/log"
+#	11 33 45 91 139 180 226 233 253 264 282 332 389 398 413
 # The first boot (qemu pid 5) died at 500 bytes: its samples must not
 # count (those at 35 and 40 bytes would make an interval of wlat's run).
 # Then:
@@ -47,6 +49,8 @@ printf '%s\r\n' \
 #   233..253 (setup) and 264..282 (after the window) are left out, and
 #   their steal with them (2 ticks stolen inside).  The env line between
 #   its end mark and its result (perftest's word on inline) ends nothing.
+# - a rep line is no result: it gets no figure (the interval 389..398
+#   before it would give one).
 cat > "$t/s" <<'S'
 0.5 35 5 st=0 0=0 1=0
 1.0 40 5 st=50 0=50 1=50
@@ -67,6 +71,8 @@ cat > "$t/s" <<'S'
 8.5 264 8 st=202 0=160 1=95
 9.0 282 8 st=260 0=200 1=100
 9.5 337 8 st=300 0=250 1=150
+10.0 389 8 st=300 0=300 1=200
+10.5 398 8 st=300 0=350 1=250
 S
 want=$(printf '%s\n' \
 	"KPVM-BOOT" \
@@ -81,7 +87,9 @@ want=$(printf '%s\n' \
 	"streaming" \
 	"KPBENCH-MARK end" \
 	"KPBENCH env perftest_inline=disabled_by_perftest" \
-	"KPBENCH ib_write_bw bw-win 65536 BW_average[MiB/sec]=99 host_vcpu=95,70 host_steal=2 host_s=1.0")
+	"KPBENCH ib_write_bw bw-win 65536 BW_average[MiB/sec]=99 host_vcpu=95,70 host_steal=2 host_s=1.0" \
+	"setup 2" \
+	"KPBENCH rep 2")
 got=$(. "$t/fn.sh"; host_join "$t/s" "$t/log" | tr -d '\r')
 [ "$got" = "$want" ] && ok join || ko join "got: $(echo "$got" | grep host_vcpu | tr '\n' ';')"
 # a boot that ended before the first sample: the console whole, no figures
@@ -89,3 +97,22 @@ got=$(. "$t/fn.sh"; host_join "$t/s" "$t/log" | tr -d '\r')
 want=$(echo "$want" | sed 's/ host_vcpu=.*/ host_vcpu=n\/a/')
 got=$(. "$t/fn.sh"; host_join "$t/none" "$t/log" | tr -d '\r')
 [ "$got" = "$want" ] && ok no-samples || ko no-samples "got $(echo "$got" | wc -l) lines: $(echo "$got" | head -3 | tr '\n' ';')"
+
+# the report's paired figure of a boot: the median of the ratios of the
+# two tools' runs in the same rep (an even count averages the middle
+# two; a rep with one tool's run pairs nothing), reps by their lines
+# where the log has them, else by the order of each tool's runs
+mkdir -p "$t/res"
+printf 'KP_BENCH_REPS=3\nKP_BENCH_QEMU="qemu 0"\n' > "$t/bench.env"
+printf '%s\n' "KPBENCH boot 1" \
+	"KPBENCH rep 1" "KPBENCH krping_npu wlat 64 t_typical[usec]=10" "KPBENCH ib_write_lat wlat 64 t_typical[usec]=20" \
+	"KPBENCH rep 2" "KPBENCH krping_npu wlat 64 t_typical[usec]=30" "KPBENCH ib_write_lat wlat 64 t_typical[usec]=31" \
+	"KPBENCH rep 3" "KPBENCH ib_write_lat wlat 64 t_typical[usec]=12" \
+	"KPBENCH boot 2" \
+	"KPBENCH krping_npu wlat 64 t_typical[usec]=10" "KPBENCH ib_write_lat wlat 64 t_typical[usec]=20" \
+	"KPBENCH krping_npu wlat 64 t_typical[usec]=30" "KPBENCH ib_write_lat wlat 64 t_typical[usec]=30" \
+	"KPBENCH krping_npu wlat 64 t_typical[usec]=12" "KPBENCH ib_write_lat wlat 64 t_typical[usec]=12" > "$t/bench.log"
+got=$(KP_BENCH_TAG= KP_BENCH_LOG="$t/bench.log" KP_BENCH_RESULTS="$t/res" scripts/bench --report-only 2>&1 |
+	grep '^| wlat | 64 | [12] |' | tr '\n' ';')
+want='| wlat | 64 | 1 | 10 | 20 | 0.50 | 0.73 |;| wlat | 64 | 2 | 12 | 20 | 0.60 | 1.00 |;'
+[ "$got" = "$want" ] && ok paired || ko paired "got: $got"

@@ -317,6 +317,9 @@ win() {
 
 rep=0
 while [ $rep -lt "$REPS" ]; do
+	# the report pairs each run of ours with perftest's of the same rep:
+	# minutes apart at most, so a slow spell of the VM weighs on both
+	echo "KPBENCH rep $((rep + 1))"
 	for size in $SIZES; do
 		if [ $size != 4096 ]; then
 			ours wlat $size host; ours wlat $size npu; theirs ib_write_lat wlat $size
