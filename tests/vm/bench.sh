@@ -216,7 +216,9 @@ theirs() {
 	grep -q "inline feature. Disabling" /tmp/pt-cli.out && echo "KPBENCH env perftest_inline=disabled_by_perftest"
 	row=$(awk -v s="$size" '$1 == s && NF >= 5 { print; exit }' /tmp/pt-cli.out)
 	if [ -z "$row" ]; then
-		echo "KPBENCH-ERR $tool $size: no result row"
+		# the row, the exit and the server's word: 6.1 on the AMD host
+		# lost 34 of 780 bandwidth runs here with no more said (stop 76)
+		echo "KPBENCH-ERR $tool $label $size: no result row (exit $(cat /tmp/pt-cli.rc)); the server's last line: $(tail -1 /tmp/pt-srv.out)"
 		sed 's/^/KPBENCH-ERR   /' /tmp/pt-cli.out | tail -8
 		return
 	fi
