@@ -218,13 +218,13 @@ theirs() {
 	if [ -z "$row" ]; then
 		# the row, the exit and the server's word: 6.1 on the AMD host
 		# lost 34 of 780 bandwidth runs here with no more said (stop 76)
-		echo "KPBENCH-ERR $tool $label $size: no result row (exit $(cat /tmp/pt-cli.rc)); the server's last line: $(tail -1 /tmp/pt-srv.out)"
+		echo "KPBENCH-ERR $tool $label $size: no result row (exit $(cat /tmp/pt-cli.rc)); the server's last lines: $(tail -3 /tmp/pt-srv.out | tr '\n' '|')"
 		sed 's/^/KPBENCH-ERR   /' /tmp/pt-cli.out | tail -8
 		return
 	fi
 	# perftest's clock can fail it: a figure of inf or nan is no figure
 	case "$row" in *inf* | *nan*)
-		echo "KPBENCH-ERR $tool $size: no figure: $row"
+		echo "KPBENCH-ERR $tool $label $size: no figure: $row"
 		return ;;
 	esac
 	set -- $row
