@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Host test of scripts/bench: host_join, and the paired ratio of its report.
-# host_join: each result line of a boot's console gets the host share of qemu's vCPU threads over its own run,
-# and the host's stolen time.  Synthetic samples (time, console size,
-# qemu pid, stolen ticks, ticks by vCPU) hold the cases it must get
-# right: a boot that died and was booted again, qemu's pid changing, an
-# error line closing a run, an env line inside one not closing it, a
-# rep line taking no figure, and only the intervals wholly inside a run, which its marks bound where it
+# Host test of scripts/bench: host_join, and the paired ratio of its
+# report.  host_join: each result line of a boot's console gets the host
+# share of qemu's vCPU threads over its own run, and the host's stolen
+# time.  Synthetic samples (time, console size, qemu pid, stolen ticks,
+# ticks by vCPU) hold the cases it must get right: a boot that died and
+# was booted again, qemu's pid changing, an error line closing a run, an
+# env line inside one not closing it, a rep line taking no figure, and
+# only the intervals wholly inside a run, which its marks bound where it
 # has them.  Prints "PASS/FAIL/SKIP name".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
