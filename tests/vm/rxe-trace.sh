@@ -167,6 +167,7 @@ twin() {
 	bw,duplex) echo "ib_write_bw -t $TXD -Q $TXD -b" ;;
 	bw,read,duplex) echo "ib_read_bw -t $TXD -Q $TXD -b" ;;
 	bw,send) echo "ib_send_bw -t $TXD -Q $TXD" ;;
+	bw,send,duplex) echo "ib_send_bw -t $TXD -Q $TXD -b" ;;
 	slat,ud) echo "ib_send_lat -c UD" ;;
 	bw,send,ud) echo "ib_send_bw -t $TXD -Q $TXD -c UD" ;;
 	alat) echo ib_atomic_lat ;;
@@ -192,7 +193,9 @@ ours() {
 	# a UD client needs a server in the UDP port space
 	so=
 	case $1 in *,ud) so=,ud ;; esac
-	kp_serve "server,addr=$A,port=$PORT$so"
+	# inline=0 on both sides, as the bench has it: a server left at the
+	# default inlines its own WRITEs and SENDs, which perftest does not
+	kp_serve "server,addr=$A,port=$PORT,inline=0$so"
 	o=
 	case $1 in bw*) o=",txdepth=$TXD,cq_mod=$TXD" ;; esac
 	echo 1 > $T/tracing_on
@@ -219,7 +222,7 @@ theirs() {
 	rc=$?
 	echo 0 > $T/tracing_on
 	wait $sp
-	[ $rc = 0 ] || echo "KPTRACE-RES ${1%% *} n=$2 killed or failed (exit $rc)"
+	[ $rc = 0 ] || echo "KPTRACE-RES ${1%% *} n=$2 killed or failed (exit $rc): $(tail -n 2 /tmp/pt-cli.out | tr '\n' ' ')"
 	echo "KPTRACE-RES ${1%% *} n=$2 $(awk -v s="$sz" '$1 == s && NF >= 5' /tmp/pt-cli.out)"
 	count /tmp/kt-theirs-$2
 }
