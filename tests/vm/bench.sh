@@ -46,7 +46,17 @@ hbm=
 [ -z "$hbm" ] || insmod $KP/npu_sim.ko $hbm || exit 1
 kp_peer_load || exit 1
 pm=/sys/module/krping_npu/parameters
-echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) inline=$INL txdepth=$TXD cq_mod=${KP_BENCH_CQ_MOD:-perftest's} clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+csf=/sys/devices/system/clocksource/clocksource0/current_clocksource
+cs0=$(cat $csf)
+# The clocksource can change under a boot: under TCG the watchdog may mark
+# the TSC unstable, and perftest's clock reads become HPET system calls.
+# Said once a change, with the rep (from 1) at whose end it was seen.
+cs_check() {
+	[ "$(cat $csf)" = "$cs0" ] && return
+	echo "KPBENCH env clocksource_changed=$(cat $csf) in_rep=$1 ($(dmesg | grep -m1 -o "Marking clocksource '[a-z]*' as unstable" || echo 'no watchdog message'))"
+	cs0=$(cat $csf)
+}
+echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) inline=$INL txdepth=$TXD cq_mod=${KP_BENCH_CQ_MOD:-perftest's} clocksource=$cs0"
 
 iters() { case $1 in bw*) [ "$2" -ge 65536 ] && n=$((BW_N / 4)) || n=$BW_N ;;
 	  *) [ "$2" -ge 65536 ] && n=$((LAT_N / 6)) || n=$LAT_N ;; esac
@@ -417,6 +427,7 @@ while [ $rep -lt "$REPS" ]; do
 		[ $size = 64 ] || { win ours $size; win theirs $size; }
 	done
 	rep=$((rep + 1))
+	cs_check $rep
 done
 # rxe's own per-byte work (two copies, two CRC32 passes) in a loop on the
 # clients' CPU: the ceiling neither tool can pass at these sizes
