@@ -49,7 +49,7 @@ pm=/sys/module/krping_npu/parameters
 csf=/sys/devices/system/clocksource/clocksource0/current_clocksource
 cs0=$(cat $csf)
 # The clocksource can change under a boot: under TCG the watchdog may mark
-# the TSC unstable, and perftest's clock reads become HPET system calls.
+# the TSC unstable; then each gettimeofday of perftest is a system call.
 # Said once a change, with the rep (from 1) at whose end it was seen.
 cs_check() {
 	[ "$(cat $csf)" = "$cs0" ] && return
