@@ -56,7 +56,7 @@ cs_check() {
 	echo "KPBENCH env clocksource_changed=$(cat $csf) in_rep=$1 ($(dmesg | grep -m1 -o "Marking clocksource '[a-z]*' as unstable" || echo 'no watchdog message'))"
 	cs0=$(cat $csf)
 }
-echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) inline=$INL txdepth=$TXD cq_mod=${KP_BENCH_CQ_MOD:-perftest's} clocksource=$cs0"
+echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) inline=$INL txdepth=$TXD cq_mod=${KP_BENCH_CQ_MOD:-perftest's} clocksource=$cs0 vm_append=$(sed -n 's|.*rdinit=/init *||p' /proc/cmdline | grep . || echo none)"
 
 iters() { case $1 in bw*) [ "$2" -ge 65536 ] && n=$((BW_N / 4)) || n=$BW_N ;;
 	  *) [ "$2" -ge 65536 ] && n=$((LAT_N / 6)) || n=$LAT_N ;; esac
