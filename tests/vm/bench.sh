@@ -53,7 +53,9 @@ cs0=$(cat $csf)
 # Said once a change, with the rep (from 1) at whose end it was seen.
 cs_check() {
 	[ "$(cat $csf)" = "$cs0" ] && return
-	echo "KPBENCH env clocksource_changed=$(cat $csf) in_rep=$1 ($(dmesg | grep -m1 -o "Marking clocksource '[a-z]*' as unstable" || echo 'no watchdog message'))"
+	# the watchdog's time keeps each boot's line its own in the header
+	w=$(dmesg | grep -m1 "Marking clocksource '[a-z]*' as unstable")
+	echo "KPBENCH env clocksource_changed=$(cat $csf) in_rep=$1 (${w:+at $(echo "$w" | cut -d] -f1 | tr -d '[ ') s: }$(echo "${w:-no watchdog message}" | grep -o "Marking clocksource '[a-z]*' as unstable\|no watchdog message"))"
 	cs0=$(cat $csf)
 }
 echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) inline=$INL txdepth=$TXD cq_mod=${KP_BENCH_CQ_MOD:-perftest's} clocksource=$cs0 vm_append=$(sed -n 's|.*rdinit=/init *||p' /proc/cmdline | grep . || echo none)"
