@@ -52,11 +52,12 @@ cs0=$(cat $csf)
 # the TSC unstable; then each gettimeofday of perftest is a system call.
 # Said once a change, with the rep (from 1) at whose end it was seen.
 cs_check() {
-	[ "$(cat $csf)" = "$cs0" ] && return
+	cs=$(cat $csf)
+	[ "$cs" = "$cs0" ] && return
 	# the watchdog's time keeps each boot's line its own in the header
-	w=$(dmesg | grep -m1 "Marking clocksource '[a-z]*' as unstable")
-	echo "KPBENCH env clocksource_changed=$(cat $csf) in_rep=$1 (${w:+at $(echo "$w" | cut -d] -f1 | tr -d '[ ') s: }$(echo "${w:-no watchdog message}" | grep -o "Marking clocksource '[a-z]*' as unstable\|no watchdog message"))"
-	cs0=$(cat $csf)
+	w=$(dmesg | sed -n "s/^\[ *\([0-9.]*\)\].*\(Marking clocksource '[a-z]*' as unstable\).*/at \1 s: \2/p" | head -n 1)
+	echo "KPBENCH env clocksource_changed=$cs in_rep=$1 (${w:-no watchdog message})"
+	cs0=$cs
 }
 echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) inline=$INL txdepth=$TXD cq_mod=${KP_BENCH_CQ_MOD:-perftest's} clocksource=$cs0 vm_append=$(sed -n 's|.*rdinit=/init *||p' /proc/cmdline | grep . || echo none)"
 
