@@ -13,7 +13,7 @@ ko() { echo "FAIL rxe-trace-$1: $2"; }
 
 # count() as the VM runs it, out of the script
 sed -n '/^count() {/,/^}/p' tests/vm/rxe-trace.sh > "$t/count.sh"
-grep -q "^	awk '" "$t/count.sh" || { ko extract "no count() with an awk in tests/vm/rxe-trace.sh"; exit 0; }
+grep -q "^	awk " "$t/count.sh" || { ko extract "no count() with an awk in tests/vm/rxe-trace.sh"; exit 0; }
 mkdir "$t/tr"
 ev() { printf '%16s-%-5s [%03d] d..2.   %s: %s\n' "$@"; }
 {
@@ -37,6 +37,8 @@ ev() { printf '%16s-%-5s [%03d] d..2.   %s: %s\n' "$@"; }
 	ev kpwrite 200 0 100.003000 "sched_wakeup: comm=ib_write_bw pid=400 prio=120 target_cpu=001"
 	ev kpwrite 300 1 100.003020 "sched_switch: prev_comm=kpwrite prev_pid=300 prev_prio=120 prev_state=S ==> next_comm=ib_write_bw next_pid=400 next_prio=120"
 	ev ib_write_bw 400 1 100.003030 "sys_enter: NR 1 (3, 7ffd, 18, 0, 0, 0)"
+	# a traced function (KP_TRACE_FILTER's) and its caller
+	ev ib_write_bw 400 1 100.003040 "read_hpet <-ktime_get"
 } > "$t/tr/trace"
 
 # want: KEY VALUE, each exactly ("-": absent).  The first switch on a
@@ -61,6 +63,8 @@ switch_to:kworker/u4 2.0
 wakeups 3.0
 wake:kpwrite 1.0
 sys:ib_write_bw:1 1.0
+read_hpet 1.0
+read_hpet<-ktime_get -
 W
 
 check() {	# NAME AWK
@@ -75,6 +79,13 @@ check() {	# NAME AWK
 	[ -z "$bad" ] && ok "$1" || ko "$1" "$bad"
 }
 check times-awk awk
+# with KP_TRACE_FILTER a traced function is counted by its caller too
+(
+	export KP_TRACE_FILTER=read_hpet
+	T="$t/tr"; . "$t/count.sh"; count "$t/out-callers"
+)
+got=$(awk '$1 == "read_hpet<-ktime_get" { print $2 }' "$t/out-callers")
+[ "$got" = 1.0 ] && ok callers || ko callers "read_hpet<-ktime_get=${got:-absent} (want 1.0)"
 if command -v busybox >/dev/null && busybox awk 'BEGIN { exit 0 }' 2>/dev/null; then
 	check times-busybox busybox
 else
