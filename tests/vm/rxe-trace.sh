@@ -178,6 +178,8 @@ twin() {
 	bw) echo "ib_write_bw -t $TXD -Q $TXD" ;;
 	bw,read) echo "ib_read_bw -t $TXD -Q $TXD" ;;
 	bw,qps=2) echo "ib_write_bw -t $TXD -Q $TXD -q 2" ;;
+	bw,qps=2,mr_per_qp) echo "ib_write_bw -t $TXD -Q $TXD -q 2 --mr_per_qp" ;;
+	bw,post_list=8,cq_mod=8) echo "ib_write_bw -t $TXD -Q 8 -l 8" ;;
 	bw,read,qps=2) echo "ib_read_bw -t $TXD -Q $TXD -q 2" ;;
 	bw,duplex) echo "ib_write_bw -t $TXD -Q $TXD -b" ;;
 	bw,read,duplex) echo "ib_read_bw -t $TXD -Q $TXD -b" ;;
@@ -208,11 +210,14 @@ ours() {
 	# a UD client needs a server in the UDP port space
 	so=
 	case $1 in *,ud) so=,ud ;; esac
+	# an MR a QP on both sides, as perftest --mr_per_qp on both commands
+	case $1 in *mr_per_qp*) so=$so,mr_per_qp ;; esac
 	# inline=0 on both sides, as the bench has it: a server left at the
 	# default inlines its own WRITEs and SENDs, which perftest does not
 	kp_serve "server,addr=$A,port=$PORT,inline=0$so"
 	o=
-	case $1 in bw*) o=",txdepth=$TXD,cq_mod=$TXD" ;; esac
+	# a mode may bring its own moderation (post_list=8: cq_mod=8)
+	case $1 in *cq_mod=*) o=",txdepth=$TXD" ;; bw*) o=",txdepth=$TXD,cq_mod=$TXD" ;; esac
 	echo 1 > $T/tracing_on
 	taskset 1 kpwrite "client,addr=$A,port=$PORT,$1,size=$(msize "$1"),count=$2,warmup=1,inline=0$o" > /dev/null
 	echo 0 > $T/tracing_on
@@ -251,7 +256,8 @@ for r in $RUNS; do
 	theirs "$tw" "$N" "$r"
 	theirs "$tw" $((2 * N)) "$r"
 	lab=${tw%% *}
-	case $r in *,events) lab=$lab-e ;; *,ud) lab=$lab-ud ;; *qps=2) lab=$lab-q2 ;; *duplex) lab=$lab-b ;; esac
+	case $r in *,events) lab=$lab-e ;; *,ud) lab=$lab-ud ;; *qps=2) lab=$lab-q2 ;; *duplex) lab=$lab-b ;;
+	*mr_per_qp) lab=$lab-q2-mrqp ;; *post_list=8*) lab=$lab-l8 ;; esac
 	report "$lab" /tmp/kt-theirs-$N /tmp/kt-theirs-$((2 * N)) "$(mult "$r")"
 done
 echo nop > $T/current_tracer
