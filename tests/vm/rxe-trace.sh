@@ -33,11 +33,11 @@ echo 65536 > $T/buffer_size_kb
 # one clock for both vCPUs: a wait_us runs from a wake-up on one vCPU to
 # a switch-in that may be on the other
 echo global > $T/trace_clock 2>/dev/null || echo "KPTRACE-RES warning: no global trace clock: cross-vCPU waits use per-CPU clocks"
-# KP_TRACE_FUNCS=0: the events alone, so that times between them are
-# near what an untraced run spends (the function tracer slows rxe)
 # KP_TRACE_FILTER: other functions than rdma_rxe's (the clock's reads,
 # say), each also counted by its caller (fn<-caller)
 FILTER=${KP_TRACE_FILTER:-:mod:rdma_rxe}
+# KP_TRACE_FUNCS=0: the events alone, so that times between them are
+# near what an untraced run spends (the function tracer slows rxe)
 if [ "${KP_TRACE_FUNCS:-1}" != 0 ]; then
 	# one pattern a write: a list in one write stops at its first miss;
 	# the patterns are ftrace's globs, not the shell's
