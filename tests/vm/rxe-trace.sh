@@ -169,26 +169,30 @@ report() {
 	}' "$2" "$3"
 }
 
+# cqm MODE: completion moderation of a stream, as the bench's: 64 (the
+# window) up to 8 KiB, 1 above; a mode that names its own keeps it
+cqm() { if [ "$(msize "$1")" -le 8192 ]; then echo $TXD; else echo 1; fi; }
+
 # twin MODE: perftest's tool and options for our MODE, or nothing
 twin() {
 	case $1 in
 	wlat | wlat,events) echo ib_write_lat ;;
 	rlat | rlat,events) echo ib_read_lat ;;
 	slat | slat,events) echo ib_send_lat ;;
-	bw) echo "ib_write_bw -t $TXD -Q $TXD" ;;
-	bw,read) echo "ib_read_bw -t $TXD -Q $TXD" ;;
-	bw,qps=2) echo "ib_write_bw -t $TXD -Q $TXD -q 2" ;;
-	bw,qps=2,mr_per_qp) echo "ib_write_bw -t $TXD -Q $TXD -q 2 --mr_per_qp" ;;
+	bw) echo "ib_write_bw -t $TXD -Q $(cqm "$1")" ;;
+	bw,read) echo "ib_read_bw -t $TXD -Q $(cqm "$1")" ;;
+	bw,qps=2) echo "ib_write_bw -t $TXD -Q $(cqm "$1") -q 2" ;;
+	bw,qps=2,mr_per_qp) echo "ib_write_bw -t $TXD -Q $(cqm "$1") -q 2 --mr_per_qp" ;;
 	bw,post_list=8,cq_mod=8) echo "ib_write_bw -t $TXD -Q 8 -l 8" ;;
-	bw,read,qps=2) echo "ib_read_bw -t $TXD -Q $TXD -q 2" ;;
-	bw,duplex) echo "ib_write_bw -t $TXD -Q $TXD -b" ;;
-	bw,read,duplex) echo "ib_read_bw -t $TXD -Q $TXD -b" ;;
-	bw,send) echo "ib_send_bw -t $TXD -Q $TXD" ;;
-	bw,send,duplex) echo "ib_send_bw -t $TXD -Q $TXD -b" ;;
+	bw,read,qps=2) echo "ib_read_bw -t $TXD -Q $(cqm "$1") -q 2" ;;
+	bw,duplex) echo "ib_write_bw -t $TXD -Q $(cqm "$1") -b" ;;
+	bw,read,duplex) echo "ib_read_bw -t $TXD -Q $(cqm "$1") -b" ;;
+	bw,send) echo "ib_send_bw -t $TXD -Q $(cqm "$1")" ;;
+	bw,send,duplex) echo "ib_send_bw -t $TXD -Q $(cqm "$1") -b" ;;
 	slat,ud) echo "ib_send_lat -c UD" ;;
-	bw,send,ud) echo "ib_send_bw -t $TXD -Q $TXD -c UD" ;;
+	bw,send,ud) echo "ib_send_bw -t $TXD -Q $(cqm "$1") -c UD" ;;
 	alat) echo ib_atomic_lat ;;
-	bw,atomic=fadd) echo "ib_atomic_bw -t $TXD -Q $TXD" ;;
+	bw,atomic=fadd) echo "ib_atomic_bw -t $TXD -Q $(cqm "$1")" ;;
 	esac
 	case $1 in *,events) echo " -e" ;; esac
 }
@@ -217,7 +221,7 @@ ours() {
 	kp_serve "server,addr=$A,port=$PORT,inline=0$so"
 	o=
 	# a mode may bring its own moderation (post_list=8: cq_mod=8)
-	case $1 in *cq_mod=*) o=",txdepth=$TXD" ;; bw*) o=",txdepth=$TXD,cq_mod=$TXD" ;; esac
+	case $1 in *cq_mod=*) o=",txdepth=$TXD" ;; bw*) o=",txdepth=$TXD,cq_mod=$(cqm "$1")" ;; esac
 	echo 1 > $T/tracing_on
 	taskset 1 kpwrite "client,addr=$A,port=$PORT,$1,size=$(msize "$1"),count=$2,warmup=1,inline=0$o" > /dev/null
 	echo 0 > $T/tracing_on
