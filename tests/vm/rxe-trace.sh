@@ -170,7 +170,8 @@ report() {
 }
 
 # cqm MODE: completion moderation of a stream, as the bench's: 64 (the
-# window) up to 8 KiB, 1 above; a mode that names its own keeps it
+# window) up to 8 KiB, 1 above (a mode that names its own cq_mod= keeps
+# it: ours() and twin() leave cqm out for it)
 cqm() { if [ "$(msize "$1")" -le 8192 ]; then echo $TXD; else echo 1; fi; }
 
 # twin MODE: perftest's tool and options for our MODE, or nothing
