@@ -1,6 +1,7 @@
 # scripts/pt-repeat: one perftest pair as the bench runs it (server on CPU
-# 1, client on CPU 0, rxe0, -x 1, the bench's iterations), N times in one
-# boot.  Prints "KPPT run I rc=RC row=0|1" a run and, for a run with no
+# 1, client on CPU 0, rxe0, -x 1; -n KP_PT_ITERS, 2000 as the bench's
+# streams up to 4 KiB), N times in one boot.  Prints
+# "KPPT run I rc=RC server_rc=RC row=0|1" a run and, for a run with no
 # result row, every line either side printed: perftest writes its errors
 # to stderr unbuffered and its header to a buffered stdout, so the error
 # sits above the header, where the bench's tail of the output missed it.
