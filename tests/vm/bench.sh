@@ -17,8 +17,7 @@ INL=${KP_BENCH_INLINE:-0}
 cqm() {
 	if [ -n "$V_CQM" ]; then echo "$V_CQM"
 	elif [ -n "${KP_BENCH_CQ_MOD:-}" ]; then echo "$KP_BENCH_CQ_MOD"
-	elif [ "$1" -le 8192 ]; then echo $((TXD < 100 ? TXD : 100))
-	else echo 1; fi
+	else kp_pt_cqm "$1" $TXD; fi
 }
 REPS=${KP_BENCH_REPS:-3}
 # the bound of a perftest run, either side (ours bound their own waits);

@@ -279,6 +279,10 @@ kp_verbs_share() {
 
 # kp_fcmp A OP B: compare two numeric expressions (our own numbers only).
 kp_fcmp() { awk "BEGIN { exit !(($1) $2 ($3)) }"; }
+# kp_pt_cqm SIZE TXDEPTH: the completion moderation ib_write_bw picks by
+# itself for a stream (100, at most the window, up to 8 KiB; 1 above),
+# which the bench and rxe-trace give both tools
+kp_pt_cqm() { if [ "$1" -le 8192 ]; then echo $(($2 < 100 ? $2 : 100)); else echo 1; fi; }
 
 # kp_check_lat RESULT MODE SIZE COUNT: a plausible latency result line.
 kp_check_lat() {

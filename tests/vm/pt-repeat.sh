@@ -14,17 +14,16 @@ TMO=120
 
 kp_rxe_up || exit 1
 echo "KPPT-RES clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) tool=$KP_PT_TOOL size=$KP_PT_SIZE iters=$KP_PT_ITERS args=$KP_PT_ARGS"
-st=
+sst= cst=
 if [ "${KP_PT_STRACE:-0}" = 1 ]; then
 	export LD_LIBRARY_PATH=/root/strace-lib
 	/root/strace -V > /dev/null 2>&1 || { echo "KPPT-ERR strace does not run in the VM"; exit 1; }
+	sst="/root/strace -f -tt -o /tmp/pt-srv.st" cst="/root/strace -f -tt -o /tmp/pt-cli.st"
 fi
 fail=0
 i=1
 while [ $i -le "$N" ]; do
 	PORT=$((PORT + 1))
-	sst= cst=
-	[ "${KP_PT_STRACE:-0}" = 1 ] && sst="/root/strace -f -tt -o /tmp/pt-srv.st" cst="/root/strace -f -tt -o /tmp/pt-cli.st"
 	timeout $TMO taskset 2 $sst $KP_PT_TOOL -d rxe0 -x 1 -p $PORT -n "$KP_PT_ITERS" -s "$KP_PT_SIZE" $KP_PT_ARGS > /tmp/pt-srv.out 2>&1 &
 	sp=$!
 	sleep 1

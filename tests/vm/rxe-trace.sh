@@ -169,10 +169,9 @@ report() {
 	}' "$2" "$3"
 }
 
-# cqm MODE: completion moderation of a stream, as the bench's: 64 (the
-# window) up to 8 KiB, 1 above (a mode that names its own cq_mod= keeps
-# it: ours() and twin() leave cqm out for it)
-cqm() { if [ "$(msize "$1")" -le 8192 ]; then echo $TXD; else echo 1; fi; }
+# cqm MODE: completion moderation of a stream, as the bench's (a mode
+# that names its own cq_mod= keeps it: ours() and twin() leave cqm out)
+cqm() { kp_pt_cqm "$(msize "$1")" $TXD; }
 
 # twin MODE: perftest's tool and options for our MODE, or nothing
 twin() {
