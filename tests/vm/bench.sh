@@ -19,6 +19,19 @@ cqm() {
 	elif [ -n "${KP_BENCH_CQ_MOD:-}" ]; then echo "$KP_BENCH_CQ_MOD"
 	else kp_pt_cqm "$1" $TXD; fi
 }
+# KP_BENCH_PTPOST=1: every perftest command under ptpost.so
+# (tests/vm/ptpost.c), which times the write()s its verbs provider makes:
+# rxe's doorbell, one a post, a system call ours does not make
+PTPRE=
+[ "${KP_BENCH_PTPOST:-0}" = 0 ] || PTPRE="env LD_PRELOAD=/root/ptpost.so"
+# FILE SIDE: ptpost's figures of one side's run, " SIDE_wCMD=calls/ns"
+# a uverbs command (7 post_send, 8 post_recv), then its counter's cost
+ptpost_fields() {
+	[ -n "$PTPRE" ] || return 0
+	awk -v p="$2" '/^KPPOST / { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		printf " %s_w%s=%s/%s", p, f["cmd"], f["calls"], f["ns_avg"]; pair = f["tsc_pair_ns"] }
+		END { if (pair != "") printf " %s_tsc_pair_ns=%s", p, pair }' "$1"
+}
 REPS=${KP_BENCH_REPS:-3}
 # the bound of a perftest run, either side (ours bound their own waits);
 # a latency run takes about a second (host_join finds most under one),
@@ -59,6 +72,7 @@ cs_check() {
 	cs0=$cs
 }
 echo "KPBENCH env kernel=$(uname -r) irq_time_accounting=$(cat $pm/irq_time_accounting) npu_hbm=$(st backing0) crc32=$(grep -m1 -A3 '^name *: crc32$' /proc/crypto | sed -n 's/^driver *: //p') clock=$(cat $pm/clock) clock_read_ns=$(cat $pm/clock_read_ns) inline=$INL txdepth=$TXD cq_mod=${KP_BENCH_CQ_MOD:-perftest's} clocksource=$cs0 vm_append=$(sed -n 's|.*rdinit=/init *||p' /proc/cmdline | grep . || echo none)"
+[ -z "$PTPRE" ] || echo "KPBENCH env ptpost=on"
 
 iters() { case $1 in bw*) [ "$2" -ge 65536 ] && n=$((BW_N / 4)) || n=$BW_N ;;
 	  *) [ "$2" -ge 65536 ] && n=$((LAT_N / 6)) || n=$LAT_N ;; esac
@@ -209,7 +223,7 @@ theirs() {
 	# and the rerun said
 	for try in 1 2; do
 		PORT=$((PORT + 1))
-		timeout $tmo taskset 2 $tool -d rxe0 -x 1 -p $PORT -n "$n" -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
+		timeout $tmo taskset 2 $PTPRE $tool -d rxe0 -x 1 -p $PORT -n "$n" -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
 		sp=$!
 		sleep 1
 		sq0=$(softirq0)
@@ -218,7 +232,7 @@ theirs() {
 		cx=
 		case $mode in bw*) ;; *) cx=-U ;; esac
 		mark start
-		cpu=$(sh -c "timeout $tmo taskset 1 $tool -d rxe0 -x 1 -p $PORT -n $n -s $size $extra $cx 127.0.0.1 > /tmp/pt-cli.out 2>&1; echo \$? > /tmp/pt-cli.rc; times" |
+		cpu=$(sh -c "timeout $tmo taskset 1 $PTPRE $tool -d rxe0 -x 1 -p $PORT -n $n -s $size $extra $cx 127.0.0.1 > /tmp/pt-cli.out 2>&1; echo \$? > /tmp/pt-cli.rc; times" |
 		      tail -1 | awk '{ n = split($0, f, /[ms ]+/); t = 0
 			for (i = 1; i + 1 <= n; i += 2) if (f[i] != "") t += f[i] * 60 + f[i + 1]; print t }')
 		mark end
@@ -261,14 +275,14 @@ theirs() {
 		cps=$(awk -v c="$cpu" -v a="$sq0" -v b="$sq1" -v g="$gib" 'BEGIN { printf "%.4f", (c + b - a) / g }')
 		# -b: the figures are both directions' sum (bw_sum), no CPU a GiB
 		if [ -n "$V_SUM" ]; then cps=; else cps="CPU[s/GiB]=$cps"; fi
-		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 $cps $(busy_pct "$b0" "$b1")"
+		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 $cps $(busy_pct "$b0" "$b1")$(ptpost_fields /tmp/pt-cli.out cli)$(ptpost_fields /tmp/pt-srv.out srv)"
 		;;
 	*)
 		# -U's samples ("i, usec" after "#, usec"), against their minimum
 		ns=$(awk -F', ' '/^#, usec/ { on = 1; next } on && NF == 2 && $1 ~ /^[0-9]+$/ { print $2 }' /tmp/pt-cli.out)
 		nmin=$(echo "$ns" | sort -g | head -1)
 		st=$(echo "$ns" | awk '{ print $1 ", 1" }' | stalls "$nmin" "$(rtt_factor $mode)")
-		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 t_min[usec]=$3 t_max[usec]=$4 t_typical[usec]=$5 t_avg[usec]=$6 t_stdev[usec]=$7 99%[usec]=$8 99.9%[usec]=$9 samples=$(echo "$ns" | grep -c .) stalls=$st"
+		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 t_min[usec]=$3 t_max[usec]=$4 t_typical[usec]=$5 t_avg[usec]=$6 t_stdev[usec]=$7 99%[usec]=$8 99.9%[usec]=$9 samples=$(echo "$ns" | grep -c .) stalls=$st$(ptpost_fields /tmp/pt-cli.out cli)$(ptpost_fields /tmp/pt-srv.out srv)"
 		;;
 	esac
 }
@@ -317,10 +331,10 @@ win() {
 	else
 		extra="-t $TXD -Q $(cqm "$size")"
 		[ "$INL" = 0 ] || extra="$extra -I $INL"
-		timeout $PT_TMO taskset 2 ib_write_bw -d rxe0 -x 1 -p $PORT -D $WIN_D -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
+		timeout $PT_TMO taskset 2 $PTPRE ib_write_bw -d rxe0 -x 1 -p $PORT -D $WIN_D -s "$size" $extra > /tmp/pt-srv.out 2>&1 &
 		spid=$!
 		sleep 1
-		timeout $PT_TMO taskset 1 ib_write_bw -d rxe0 -x 1 -p $PORT -D $WIN_D -s "$size" $extra 127.0.0.1 > /tmp/win.out 2>&1 &
+		timeout $PT_TMO taskset 1 $PTPRE ib_write_bw -d rxe0 -x 1 -p $PORT -D $WIN_D -s "$size" $extra 127.0.0.1 > /tmp/win.out 2>&1 &
 		at=$((WIN_AT + 2))
 	fi
 	cp=$!
@@ -343,7 +357,7 @@ win() {
 		row=$(awk -v s="$size" '$1 == s && NF >= 5 { print; exit }' /tmp/win.out)
 		[ -n "$row" ] || { echo "KPBENCH-ERR ib_write_bw bw-win $size: no result row"; sed 's/^/KPBENCH-ERR   /' /tmp/win.out | tail -5; return; }
 		set -- $row
-		echo "KPBENCH ib_write_bw bw-win $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$(win_cps "$s0" "$s1" "$4") $(win_all "$b0" "$b1" "$4")"
+		echo "KPBENCH ib_write_bw bw-win $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 CPU[s/GiB]=$(win_cps "$s0" "$s1" "$4") $(win_all "$b0" "$b1" "$4")$(ptpost_fields /tmp/win.out cli)$(ptpost_fields /tmp/pt-srv.out srv)"
 	fi
 }
 
