@@ -24,13 +24,15 @@ cqm() {
 # rxe's doorbell, one a post, a system call ours does not make
 PTPRE=
 [ "${KP_BENCH_PTPOST:-0}" = 0 ] || PTPRE="env LD_PRELOAD=/root/ptpost.so"
-# FILE SIDE: ptpost's figures of one side's run, " SIDE_wCMD=calls/ns"
-# a uverbs command (7 post_send, 8 post_recv), then its counter's cost
+# FILE SIDE: ptpost's figures of one side's run, " SIDE_wCMD=calls/mean/
+# median/min" (ns) a uverbs command (28 post_send, 29 post_recv), then
+# the cost of its counter and a bare system call's median/min
 ptpost_fields() {
 	[ -n "$PTPRE" ] || return 0
-	awk -v p="$2" '/^KPPOST / { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-		printf " %s_w%s=%s/%s", p, f["cmd"], f["calls"], f["ns_avg"]; pair = f["tsc_pair_ns"] }
-		END { if (pair != "") printf " %s_tsc_pair_ns=%s", p, pair }' "$1"
+	awk -v p="$2" '/^KPPOST syscall_ns_med=/ { split($2, a, "="); split($3, b, "="); sys = a[2] "/" b[2]; next }
+		/^KPPOST / { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		printf " %s_w%s=%s/%s/%s/%s", p, f["cmd"], f["calls"], f["ns_avg"], f["ns_med"], f["ns_min"]; pair = f["tsc_pair_ns"] }
+		END { if (pair != "") printf " %s_tsc_pair_ns=%s", p, pair; if (sys != "") printf " %s_syscall_ns=%s", p, sys }' "$1"
 }
 REPS=${KP_BENCH_REPS:-3}
 # the bound of a perftest run, either side (ours bound their own waits);
