@@ -10,7 +10,10 @@
  * for getppid(2) by syscall(2) at start: a system call's price on this
  * kernel, without the verbs work a doorbell write() may do inline.  tsc_pair_ns is two back-to-back counter reads: the cost
  * the timing adds to each call.  x86 only (the bench's rig).
- * Build: gcc -O2 -shared -fPIC -o ptpost.so ptpost.c -ldl
+ * Build: gcc -O2 -shared -fPIC -o ptpost.so ptpost.c -ldl (scripts/bench).
+ * Unlike kpwrite it cannot be static: it runs against the VM's glibc,
+ * which the rig copies from this host with perftest.  The fd test is
+ * made once an fd (uverbs fds live as long as the process).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -58,7 +61,7 @@ static int is_uverbs(int fd)
 
 ssize_t write(int fd, const void *buf, size_t len)
 {
-	uint64_t t0, d;
+	uint64_t t0, d, k;
 	uint32_t cmd;
 	ssize_t ret;
 
@@ -72,12 +75,14 @@ ssize_t write(int fd, const void *buf, size_t len)
 	t0 = __rdtsc();
 	ret = real_write(fd, buf, len);
 	d = __rdtsc() - t0;
+	/* perftest's tools post from one thread: no locking here */
 	if (cmd < PT_CMDS) {
-		if (!calls[cmd]++ || d < cyc_min[cmd])
+		k = ++calls[cmd];
+		if (k == 1 || d < cyc_min[cmd])
 			cyc_min[cmd] = d;
 		cyc_sum[cmd] += d;
-		if ((cmd == PT_POST_SEND || cmd == PT_POST_RECV) && calls[cmd] <= PT_KEEP)
-			kept[cmd - PT_POST_SEND][calls[cmd] - 1] = d > UINT32_MAX ? UINT32_MAX : d;
+		if ((cmd == PT_POST_SEND || cmd == PT_POST_RECV) && k <= PT_KEEP)
+			kept[cmd - PT_POST_SEND][k - 1] = d > UINT32_MAX ? UINT32_MAX : d;
 	}
 	return ret;
 }
