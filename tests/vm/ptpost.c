@@ -8,15 +8,22 @@
  * to stderr (ns_med of the first PT_KEEP calls of 28 and 29 only), and
  *   KPPOST syscall_ns_med=<f> syscall_ns_min=<f>
  * for getppid(2) by syscall(2) at start: a system call's price on this
- * kernel, without the verbs work a doorbell write() may do inline.  tsc_pair_ns is two back-to-back counter reads: the cost
+ * kernel, without the verbs work a doorbell write() may do inline; and
+ *   KPPOST probe_ns_med=<f> probe_ns_min=<f> (or probe_err=<errno>)
+ * for the provider's first POST_SEND written again, 1001 times, to a QP
+ * handle that does not exist, when perftest closes the device: the
+ * system call and uverbs' dispatch up to its failed QP lookup, without
+ * rxe's post.  That runs after perftest's figures, but inside its CPU
+ * time.  tsc_pair_ns is two back-to-back counter reads: the cost
  * the timing adds to each call.  x86 only (the bench's rig).
  * Build: gcc -O2 -shared -fPIC -o ptpost.so ptpost.c -ldl (scripts/bench).
  * Unlike kpwrite it cannot be static: it runs against the VM's glibc,
  * which the rig copies from this host with perftest.  The fd test is
- * made once an fd (uverbs fds live as long as the process).
+ * made once an fd, until the fd is closed.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +38,11 @@
 #define PT_KEEP 131072
 #define PT_POST_SEND 28
 #define PT_POST_RECV 29
+#define PT_PROBES 1001
+#define PT_SAVE 256
 
 static ssize_t (*real_write)(int, const void *, size_t);
+static int (*real_close)(int);
 /* 0: not looked at yet, 1: a uverbs device, 2: anything else */
 static unsigned char fd_kind[PT_FDS];
 static uint64_t calls[PT_CMDS], cyc_sum[PT_CMDS], cyc_min[PT_CMDS];
@@ -42,6 +52,11 @@ static uint32_t sys_cyc[1001];
  * the task that ran meanwhile, and skews the mean */
 static uint32_t kept[2][PT_KEEP];
 static struct timespec ts0;
+/* the first POST_SEND as the provider wrote it, for the probe */
+static unsigned char post_buf[PT_SAVE];
+static size_t post_len;
+static uint32_t probe_cyc[PT_PROBES];
+static int probed, probe_err;
 
 static int is_uverbs(int fd)
 {
@@ -72,6 +87,10 @@ ssize_t write(int fd, const void *buf, size_t len)
 	/* the command header's first word; the extended flag's high bits off */
 	memcpy(&cmd, buf, sizeof(cmd));
 	cmd &= 0xff;
+	if (cmd == PT_POST_SEND && !post_len && len >= 20 && len <= PT_SAVE) {
+		memcpy(post_buf, buf, len);
+		post_len = len;
+	}
 	t0 = __rdtsc();
 	ret = real_write(fd, buf, len);
 	d = __rdtsc() - t0;
@@ -106,6 +125,52 @@ static double med_cycles(int cmd)
 	v = kept[cmd - PT_POST_SEND];
 	qsort(v, n, sizeof(*v), cmp_u32);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + (double)v[n / 2]) / 2;
+}
+
+/*
+ * struct ib_uverbs_cmd_hdr (8 bytes), then the command's u64 response
+ * and u32 qp_handle: point the response at our own buffer (the saved one
+ * was the provider's stack) and the handle at no QP.
+ */
+static void probe(int fd)
+{
+	unsigned char b[PT_SAVE];
+	uint64_t resp[8], a, d, v;
+	uint32_t none = UINT32_MAX;
+	ssize_t ret;
+	int i;
+
+	memcpy(b, post_buf, post_len);
+	v = (uintptr_t)resp;
+	memcpy(b + 8, &v, sizeof(v));
+	memcpy(b + 16, &none, sizeof(none));
+	for (i = 0; i < PT_PROBES; i++) {
+		errno = 0;
+		a = __rdtsc();
+		ret = real_write(fd, b, post_len);
+		d = __rdtsc() - a;
+		if (ret >= 0 || errno != EINVAL) {
+			probe_err = ret >= 0 ? -1 : errno;
+			return;
+		}
+		probe_cyc[i] = d > UINT32_MAX ? UINT32_MAX : d;
+	}
+	qsort(probe_cyc, PT_PROBES, sizeof(probe_cyc[0]), cmp_u32);
+	probed = 1;
+}
+
+/* the provider closes its command fd at ibv_close_device(): probe first */
+int close(int fd)
+{
+	if (!real_close)
+		real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	if (fd >= 0 && fd < PT_FDS) {
+		if (fd_kind[fd] == 1 && post_len && !probed && !probe_err)
+			probe(fd);
+		/* the number may come back as another file */
+		fd_kind[fd] = 0;
+	}
+	return real_close(fd);
 }
 
 __attribute__((constructor)) static void ptpost_init(void)
@@ -151,6 +216,11 @@ __attribute__((destructor)) static void ptpost_fini(void)
 	fflush(stdout);
 	fprintf(stderr, "\nKPPOST syscall_ns_med=%.1f syscall_ns_min=%.1f\n",
 		sys_cyc[500] * per, sys_cyc[0] * per);
+	if (probed)
+		fprintf(stderr, "KPPOST probe_ns_med=%.1f probe_ns_min=%.1f\n",
+			probe_cyc[PT_PROBES / 2] * per, probe_cyc[0] * per);
+	else if (probe_err)
+		fprintf(stderr, "KPPOST probe_err=%d\n", probe_err);
 	for (c = 0; c < PT_CMDS; c++)
 		if (calls[c])
 			fprintf(stderr, "KPPOST cmd=%d calls=%llu ns_avg=%.1f ns_med=%.1f ns_min=%.1f tsc_pair_ns=%.1f\n",
