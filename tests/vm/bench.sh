@@ -26,13 +26,17 @@ PTPRE=
 [ "${KP_BENCH_PTPOST:-0}" = 0 ] || PTPRE="env LD_PRELOAD=/root/ptpost.so"
 # FILE SIDE: ptpost's figures of one side's run, " SIDE_wCMD=calls/mean/
 # median/min" (ns) a uverbs command (28 post_send, 29 post_recv), then
-# the cost of its counter and a bare system call's median/min
+# the cost of its counter, a bare system call's median/min and a failed
+# post's (SIDE_probe_ns; "errN" where the probe did not fail as meant)
 ptpost_fields() {
 	[ -n "$PTPRE" ] || return 0
 	awk -v p="$2" '/^KPPOST syscall_ns_med=/ { split($2, a, "="); split($3, b, "="); sys = a[2] "/" b[2]; next }
+		/^KPPOST probe_ns_med=/ { split($2, a, "="); split($3, b, "="); prb = a[2] "/" b[2]; next }
+		/^KPPOST probe_err=/ { split($2, a, "="); prb = "err" a[2]; next }
 		/^KPPOST / { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		printf " %s_w%s=%s/%s/%s/%s", p, f["cmd"], f["calls"], f["ns_avg"], f["ns_med"], f["ns_min"]; pair = f["tsc_pair_ns"] }
-		END { if (pair != "") printf " %s_tsc_pair_ns=%s", p, pair; if (sys != "") printf " %s_syscall_ns=%s", p, sys }' "$1"
+		END { if (pair != "") printf " %s_tsc_pair_ns=%s", p, pair; if (sys != "") printf " %s_syscall_ns=%s", p, sys
+		if (prb != "") printf " %s_probe_ns=%s", p, prb }' "$1"
 }
 REPS=${KP_BENCH_REPS:-3}
 # the bound of a perftest run, either side (ours bound their own waits);
@@ -275,8 +279,9 @@ theirs() {
 		# with -q N perftest's #iterations counts every QP's messages
 		gib=$(awk -v s="$size" -v n="$2" 'BEGIN { print s * n / 1073741824 }')
 		cps=$(awk -v c="$cpu" -v a="$sq0" -v b="$sq1" -v g="$gib" 'BEGIN { printf "%.4f", (c + b - a) / g }')
-		# -b: the figures are both directions' sum (bw_sum), no CPU a GiB
-		if [ -n "$V_SUM" ]; then cps=; else cps="CPU[s/GiB]=$cps"; fi
+		# -b: the figures are both directions' sum (bw_sum), no CPU a GiB;
+		# under ptpost the client's CPU holds its probe: none either
+		if [ -n "$V_SUM" ] || [ -n "$PTPRE" ]; then cps=; else cps="CPU[s/GiB]=$cps"; fi
 		echo "KPBENCH $tool $label $size #bytes=$1 #iterations=$2 BW_peak[MiB/sec]=$3 BW_average[MiB/sec]=$4 MsgRate[Mpps]=$5 $cps $(busy_pct "$b0" "$b1")$(ptpost_fields /tmp/pt-cli.out cli)$(ptpost_fields /tmp/pt-srv.out srv)"
 		;;
 	*)

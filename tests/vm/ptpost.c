@@ -74,6 +74,24 @@ static int is_uverbs(int fd)
 	return fd_kind[fd] == 1;
 }
 
+/*
+ * Only rxe's doorbell as rdma-core 44 writes it is probed: a 32-byte
+ * command (in_words 8) with no WRs and no SGEs, a WR size the kernel
+ * takes.  Then the one EINVAL left to it is the QP lookup's.
+ */
+static int probe_shape(const void *buf, size_t len)
+{
+	uint32_t w[8];
+	uint16_t in_words;
+
+	if (len != sizeof(w))
+		return 0;
+	memcpy(w, buf, sizeof(w));
+	memcpy(&in_words, (const char *)buf + 4, sizeof(in_words));
+	/* w[5] wr_count, w[6] sge_count, w[7] wqe_size (ib_uverbs_send_wr: 56) */
+	return in_words * 4u == len && !w[5] && !w[6] && w[7] >= 56;
+}
+
 ssize_t write(int fd, const void *buf, size_t len)
 {
 	uint64_t t0, d, k;
@@ -87,7 +105,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 	/* the command header's first word; the extended flag's high bits off */
 	memcpy(&cmd, buf, sizeof(cmd));
 	cmd &= 0xff;
-	if (cmd == PT_POST_SEND && !post_len && len >= 20 && len <= PT_SAVE) {
+	if (cmd == PT_POST_SEND && !post_len && probe_shape(buf, len)) {
 		memcpy(post_buf, buf, len);
 		post_len = len;
 	}
@@ -162,11 +180,15 @@ static void probe(int fd)
 /* the provider closes its command fd at ibv_close_device(): probe first */
 int close(int fd)
 {
+	int saved = errno;
+
 	if (!real_close)
 		real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
 	if (fd >= 0 && fd < PT_FDS) {
-		if (fd_kind[fd] == 1 && post_len && !probed && !probe_err)
+		if (fd_kind[fd] == 1 && post_len && !probed && !probe_err) {
 			probe(fd);
+			errno = saved;
+		}
 		/* the number may come back as another file */
 		fd_kind[fd] = 0;
 	}
