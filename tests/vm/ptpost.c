@@ -77,7 +77,7 @@ static int is_uverbs(int fd)
 /*
  * Only rxe's doorbell as rdma-core 44 writes it is probed: a 32-byte
  * command (in_words 8) with no WRs and no SGEs, a WR size the kernel
- * takes.  Then the one EINVAL left to it is the QP lookup's.
+ * takes.  Then the one failure left to it is the QP lookup's.
  */
 static int probe_shape(const void *buf, size_t len)
 {
@@ -167,7 +167,11 @@ static void probe(int fd)
 		a = __rdtsc();
 		ret = real_write(fd, b, post_len);
 		d = __rdtsc() - a;
-		if (ret >= 0 || errno != EINVAL) {
+		/*
+		 * The QP lookup's failure: -ENOENT from the idr on 6.12 (seen),
+		 * -EINVAL where the command maps a NULL object to it
+		 */
+		if (ret >= 0 || (errno != EINVAL && errno != ENOENT)) {
 			probe_err = ret >= 0 ? -1 : errno;
 			return;
 		}
